@@ -1,0 +1,32 @@
+// Types and helpers shared by every stage.
+
+// Threads per workgroup for the one-thread-per-item stages.
+const WORKGROUP_SIZE: u32 = 64u;
+// A signed window digit is stored as its magnitude with this bit set when negative; 0 = no bucket.
+const DIGIT_NEGATIVE: u32 = 0x80000000u;
+// A CSR entry is a point index with DIGIT_NEGATIVE set when the point enters its bucket negated.
+const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
+
+// Per-call sizes, written by the host (src/plan.rs, `Params`); the shader text never depends on n.
+struct Params {
+    // Number of points and scalars.
+    n: u32,
+    // Window width c in bits.
+    window_bits: u32,
+    // Number of windows K = ceil((scalar_bits + 1) / c).
+    num_windows: u32,
+    // Buckets per window h = 2^(c-1); bucket b in 1..=h lives at index b - 1.
+    num_buckets: u32,
+    // Reduction threads per window T (a power of two dividing h).
+    segments: u32,
+    // Buckets per reduction thread, h / T.
+    segment_len: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+// Linear index of this thread in a dispatch that may be folded into two dimensions
+// (at most 65535 workgroups per dimension).
+fn thread_index(gid: vec3<u32>, num_workgroups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * num_workgroups.x * WORKGROUP_SIZE;
+}

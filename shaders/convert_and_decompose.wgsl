@@ -1,0 +1,71 @@
+// Stage 1, one thread per input: converts point i into Montgomery form (and the curve's stored
+// form), splits scalar i into signed windows and counts each window's bucket sizes.
+//
+// Digits: window w holds bits [w·c, (w+1)·c) of the scalar plus the carry from window w − 1.
+// A value v ≥ 2^(c−1) becomes v − 2^c with a carry into the next window, so every digit lies in
+// [−2^(c−1), 2^(c−1)] (the top window never overflows: num_windows leaves it a spare bit).
+// Identity points get no digits, so they cost nothing later.
+#import common
+#import field
+#import curve
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
+// 8 little-endian u32 words per scalar.
+@group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
+@group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
+// digits[w·n + i]: the digit of scalar i in window w (magnitude | DIGIT_NEGATIVE, 0 for none).
+@group(0) @binding(4) var<storage, read_write> digits: array<u32>;
+// bucket_counts[w·h + b − 1]: how many points enter bucket b of window w.
+@group(0) @binding(5) var<storage, read_write> bucket_counts: array<atomic<u32>>;
+
+const SCALAR_WORDS: u32 = 8u;
+
+// Bits [bit, bit + width) of scalar i (width ≤ 16).
+fn scalar_bits(i: u32, bit: u32, width: u32) -> u32 {
+    let word = bit >> 5u;
+    let shift = bit & 31u;
+    if (word >= SCALAR_WORDS) {
+        return 0u;
+    }
+    var v = raw_scalars[i * SCALAR_WORDS + word] >> shift;
+    if (shift + width > 32u && word + 1u < SCALAR_WORDS) {
+        v = v | (raw_scalars[i * SCALAR_WORDS + word + 1u] << (32u - shift));
+    }
+    return v & ((1u << width) - 1u);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn convert_and_decompose(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = thread_index(gid, nwg);
+    if (i >= params.n) {
+        return;
+    }
+    let raw = raw_points[i];
+    points[i] = stored_pack(stored_from_raw(raw));
+    let skip = raw_is_identity(raw);
+
+    let c = params.window_bits;
+    let half = params.num_buckets;
+    var carry = 0u;
+    for (var w = 0u; w < params.num_windows; w = w + 1u) {
+        let v = scalar_bits(i, w * c, c) + carry;
+        var digit = v;
+        carry = 0u;
+        if (v >= half && w + 1u < params.num_windows) {
+            // v − 2^c, stored as magnitude 2^c − v with the sign bit.
+            digit = ((1u << c) - v) | DIGIT_NEGATIVE;
+            carry = 1u;
+            if (v == (1u << c)) {
+                digit = 0u;
+            }
+        }
+        if (skip) {
+            digit = 0u;
+        }
+        digits[w * params.n + i] = digit;
+        if (digit != 0u) {
+            atomicAdd(&bucket_counts[w * params.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
+        }
+    }
+}

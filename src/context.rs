@@ -1,0 +1,144 @@
+//! [`MsmContext`]: a device with compiled pipelines and reusable buffers, and the shared default.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ark_ff::Zero;
+
+use crate::combine::{combine_windows, decode_points};
+use crate::curve::{push_scalar_words, GpuCurve};
+use crate::gpu::device::Gpu;
+use crate::gpu::pipelines::CurvePipelines;
+use crate::gpu::run::run_stages;
+use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
+use crate::plan::Plan;
+use crate::MsmError;
+
+/// A WebGPU device ready to compute MSMs.
+///
+/// Create one and keep it: the first call for each curve compiles that curve's shaders, and
+/// buffers are kept for later calls of the same or smaller size. Calls on one context may run
+/// concurrently; calls on the same curve take turns on its buffers.
+pub struct MsmContext {
+    gpu: Gpu,
+    curves: Mutex<HashMap<TypeId, Arc<CurveRunner>>>,
+}
+
+/// What a context keeps per curve.
+pub(crate) struct CurveRunner {
+    pub(crate) pipelines: CurvePipelines,
+    pub(crate) workspace: futures_intrusive::sync::Mutex<Option<Workspace>>,
+}
+
+impl MsmContext {
+    /// A context on the default (high-performance) adapter; [`MsmError::NoAdapter`] when there
+    /// is none.
+    pub async fn new() -> Result<Self, MsmError> {
+        Ok(MsmContext { gpu: Gpu::new().await?, curves: Mutex::new(HashMap::new()) })
+    }
+
+    /// Name, backend and device type of the adapter in use.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.gpu.info.clone()
+    }
+
+    /// The largest number of points one call takes on curve `G` with this device's limits.
+    pub fn max_points<G: GpuCurve>(&self) -> usize {
+        max_points(G::spec(), &self.gpu.limits) as usize
+    }
+
+    /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
+    pub async fn msm<G: GpuCurve>(&self, points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
+        if points.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
+        }
+        self.gpu.check_alive()?;
+        if points.is_empty() {
+            return Ok(G::Group::zero());
+        }
+        let max = self.max_points::<G>();
+        if points.len() > max {
+            return Err(MsmError::InputTooLarge { n: points.len(), max });
+        }
+        let spec = G::spec();
+        let mut raw_points = Vec::with_capacity(points.len() * 2 * spec.coord_words);
+        points.iter().for_each(|p| p.push_words(&mut raw_points));
+        let mut raw_scalars = Vec::with_capacity(scalars.len() * crate::curve::SCALAR_WORDS);
+        scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
+        let plan = Plan::choose(points.len() as u32, spec.scalar_bits);
+        let partials = self.run::<G>(&plan, &raw_points, &raw_scalars).await?;
+        Ok(combine_windows(&partials, &plan))
+    }
+
+    /// Runs the GPU stages for `plan` and decodes the partial sums.
+    pub(crate) async fn run<G: GpuCurve>(
+        &self,
+        plan: &Plan,
+        raw_points: &[u32],
+        raw_scalars: &[u32],
+    ) -> Result<Vec<G::Group>, MsmError> {
+        let spec = G::spec();
+        let runner = self.runner::<G>().await?;
+        let sizes = BufferSizes::for_plan(spec, plan);
+        let mut workspace = runner.workspace.lock().await;
+        if !workspace.as_ref().is_some_and(|w| w.covers(&sizes)) {
+            let fresh = self
+                .gpu
+                .capture(|| Workspace::new(&self.gpu.device, &runner.pipelines, &sizes, workspace.as_ref()))
+                .await?;
+            *workspace = Some(fresh);
+        }
+        let workspace = workspace.as_ref().expect("workspace was just created");
+        let partial_bytes = plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words() * 4) as u64;
+        let words = run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes)
+            .await?;
+        decode_points::<G>(&words)
+    }
+
+    /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
+    pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
+        let key = TypeId::of::<G>();
+        if let Some(runner) = self.curves.lock().map_err(poisoned)?.get(&key) {
+            return Ok(runner.clone());
+        }
+        let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec())).await?;
+        let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
+        Ok(self.curves.lock().map_err(poisoned)?.entry(key).or_insert(runner).clone())
+    }
+
+    /// The device, for tests that drive single stages.
+    #[cfg(test)]
+    pub(crate) fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+}
+
+fn poisoned<T>(_: std::sync::PoisonError<T>) -> MsmError {
+    MsmError::Gpu("context lock poisoned by a panic in another thread".into())
+}
+
+static DEFAULT_CONTEXT: Mutex<Option<Arc<MsmContext>>> = Mutex::new(None);
+
+/// The shared default context, created on first use and re-created after a device loss.
+pub async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
+    if let Some(ctx) = DEFAULT_CONTEXT.lock().map_err(poisoned)?.as_ref() {
+        if ctx.gpu.check_alive().is_ok() {
+            return Ok(ctx.clone());
+        }
+    }
+    let fresh = Arc::new(MsmContext::new().await?);
+    let mut slot = DEFAULT_CONTEXT.lock().map_err(poisoned)?;
+    match slot.as_ref() {
+        Some(ctx) if ctx.gpu.check_alive().is_ok() => Ok(ctx.clone()),
+        _ => Ok(slot.insert(fresh).clone()),
+    }
+}
+
+/// Σ scalars\[i\]·points\[i\] on the shared default context (see [`MsmContext::msm`]).
+pub async fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
+    if points.len() != scalars.len() {
+        return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
+    }
+    default_context().await?.msm(points, scalars).await
+}

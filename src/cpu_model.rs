@@ -1,0 +1,172 @@
+//! CPU models of the GPU stages, on the same data layouts. Tests check each GPU stage against
+//! its model, and the composition of the models against arkworks. Not used to compute results.
+
+use ark_ff::Zero;
+
+use crate::combine::combine_windows;
+use crate::curve::{push_scalar_words, GpuCurve, SCALAR_WORDS};
+use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK};
+use crate::plan::Plan;
+
+/// Sign bit of an encoded digit or CSR entry (`DIGIT_NEGATIVE` in `common.wgsl`).
+pub const DIGIT_NEGATIVE: u32 = 0x8000_0000;
+
+/// Stage 1 (scalar part): encoded signed digits, window-major (`digits[w·n + i]`), and bucket
+/// counts (`counts[w·h + b − 1]`). Points flagged in `skip` (the identity) get no digits.
+pub fn decompose(raw_scalars: &[u32], skip: &[bool], plan: &Plan) -> (Vec<u32>, Vec<u32>) {
+    let n = plan.n as usize;
+    let c = plan.window_bits;
+    let mut digits = vec![0u32; plan.num_windows as usize * n];
+    let mut counts = vec![0u32; plan.total_buckets() as usize];
+    for i in 0..n {
+        let words = &raw_scalars[i * SCALAR_WORDS..(i + 1) * SCALAR_WORDS];
+        let mut carry = 0u32;
+        for w in 0..plan.num_windows {
+            let v = window_bits(words, w * c, c) + carry;
+            let (mut digit, last) = (v, w + 1 == plan.num_windows);
+            carry = 0;
+            if v >= plan.num_buckets && !last {
+                digit = if v == 1 << c { 0 } else { ((1 << c) - v) | DIGIT_NEGATIVE };
+                carry = 1;
+            }
+            if skip[i] {
+                digit = 0;
+            }
+            digits[w as usize * n + i] = digit;
+            if digit != 0 {
+                counts[(w * plan.num_buckets + (digit & !DIGIT_NEGATIVE) - 1) as usize] += 1;
+            }
+        }
+    }
+    (digits, counts)
+}
+
+fn window_bits(words: &[u32], bit: u32, width: u32) -> u32 {
+    let (word, shift) = ((bit / 32) as usize, bit % 32);
+    let low = words.get(word).map_or(0, |w| w >> shift);
+    let high = match words.get(word + 1) {
+        Some(w) if shift + width > 32 => w << (32 - shift),
+        _ => 0,
+    };
+    (low | high) & ((1 << width) - 1)
+}
+
+/// Stage 2 output: for bucket `j = w·h + b − 1`, `entries[starts[j]..ends[j]]` lists its points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Csr {
+    /// Start offset of each bucket's entries.
+    pub starts: Vec<u32>,
+    /// End offset of each bucket's entries.
+    pub ends: Vec<u32>,
+    /// Point indices, `| DIGIT_NEGATIVE` for a negated point; window w's start at `w·n`.
+    pub entries: Vec<u32>,
+}
+
+/// Stage 2: the transposition of the digit matrix, entries in ascending point order (the GPU's
+/// order within a bucket is arbitrary).
+pub fn transpose(digits: &[u32], plan: &Plan) -> Csr {
+    let n = plan.n as usize;
+    let h = plan.num_buckets as usize;
+    let mut starts = vec![0u32; plan.total_buckets() as usize];
+    let mut ends = starts.clone();
+    let mut entries = vec![0u32; digits.len()];
+    for w in 0..plan.num_windows as usize {
+        let row = &digits[w * n..(w + 1) * n];
+        let mut offset = (w * n) as u32;
+        for b in 0..h {
+            starts[w * h + b] = offset;
+            for (i, &d) in row.iter().enumerate() {
+                if d != 0 && (d & !DIGIT_NEGATIVE) as usize == b + 1 {
+                    entries[offset as usize] = i as u32 | (d & DIGIT_NEGATIVE);
+                    offset += 1;
+                }
+            }
+            ends[w * h + b] = offset;
+        }
+    }
+    Csr { starts, ends, entries }
+}
+
+/// Stage 3: the sum of each bucket.
+pub fn smvp<G: GpuCurve>(points: &[G], csr: &Csr) -> Vec<G::Group> {
+    csr.starts
+        .iter()
+        .zip(&csr.ends)
+        .map(|(&start, &end)| {
+            csr.entries[start as usize..end as usize]
+                .iter()
+                .map(|&e| {
+                    let p = points[(e & !DIGIT_NEGATIVE) as usize].into_group();
+                    if e & DIGIT_NEGATIVE != 0 {
+                        -p
+                    } else {
+                        p
+                    }
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Stage 4: the running-sum partial results, `partials[w·T + t]`.
+pub fn bucket_reduce<G: GpuCurve>(buckets: &[G::Group], plan: &Plan) -> Vec<G::Group> {
+    let len = plan.segment_len as usize;
+    buckets
+        .chunks_exact(len)
+        .enumerate()
+        .map(|(segment, chunk)| {
+            let t = (segment % plan.segments as usize) as u64;
+            let (mut running, mut sum) = (G::Group::zero(), G::Group::zero());
+            for bucket in chunk.iter().rev() {
+                running += bucket;
+                sum += running;
+            }
+            sum + running * G::ScalarField::from(t * len as u64)
+        })
+        .collect()
+}
+
+/// The whole pipeline on the CPU: stages 1–4 then the host combination.
+pub fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField], plan: &Plan) -> G::Group {
+    let mut raw_scalars = Vec::new();
+    scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
+    let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
+    let (digits, _) = decompose(&raw_scalars, &skip, plan);
+    let buckets = smvp(points, &transpose(&digits, plan));
+    combine_windows(&bucket_reduce::<G>(&buckets, plan), plan)
+}
+
+/// The Montgomery multiplication of `field_mul` in `field_gen.rs`, step for step, with every
+/// u32 operation checked for overflow: the proof that its accumulators fit.
+pub fn mont_mul_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
+    let n = m.limbs;
+    let p = crate::limbs::to_limbs(&m.modulus, n);
+    let add = |x: u32, y: u32| x.checked_add(y).expect("accumulator overflow");
+    let mul = |x: u32, y: u32| x.checked_mul(y).expect("product overflow");
+    let mut t = vec![0u32; n - 1];
+    for &ai in a.iter().take(n) {
+        let x = add(t[0], mul(ai, b[0]));
+        let q = x.wrapping_mul(m.mu) & LIMB_MASK;
+        let carry = add(x, mul(q, p[0])) >> LIMB_BITS;
+        for j in 1..n {
+            let prev = if j < n - 1 { t[j] } else { 0 };
+            let mut v = add(add(prev, mul(ai, b[j])), mul(q, p[j]));
+            if j == 1 {
+                v = add(v, carry);
+            }
+            t[j - 1] = v;
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut u = t[0];
+    for j in 0..n - 1 {
+        if j > 0 {
+            u = add(t[j], u >> LIMB_BITS);
+        }
+        out.push(u & LIMB_MASK);
+    }
+    out.push(u >> LIMB_BITS);
+    let value = crate::limbs::from_limbs(&out);
+    let reduced = if value >= m.modulus { value - &m.modulus } else { value };
+    crate::limbs::to_limbs(&reduced, n)
+}

@@ -1,0 +1,204 @@
+//! The curves the GPU pipeline supports, and everything about them the shaders need.
+//!
+//! [`GpuCurve`] is sealed: adding a curve means implementing it here (a [`CurveSpec`] computed
+//! from arkworks' parameters plus the conversions to and from GPU words), not copying shaders.
+
+use std::sync::OnceLock;
+
+use ark_ec::{twisted_edwards, AffineRepr};
+use ark_ff::{BigInteger, Field, PrimeField, Zero};
+use num_bigint::BigUint;
+
+use crate::limbs::Montgomery;
+
+/// The curve equation family, with the coefficients the formulas use.
+#[derive(Clone, Debug)]
+pub enum CurveModel {
+    /// `y² = x³ + b`; projective coordinates with the complete formulas of Renes–Costello–Batina.
+    ShortWeierstrassA0 {
+        /// The coefficient `b`.
+        b: BigUint,
+    },
+    /// `−x² + y² = 1 + d·x²·y²`; extended coordinates (X, Y, T, Z).
+    TwistedEdwardsAMinus1 {
+        /// The coefficient `d`.
+        d: BigUint,
+    },
+}
+
+/// Everything the shader generator and the host code need to know about one curve.
+#[derive(Clone, Debug)]
+pub struct CurveSpec {
+    /// Name used in labels, errors and the JS API.
+    pub name: &'static str,
+    /// Montgomery parameters of the base field.
+    pub field: Montgomery,
+    /// `u32` words per canonical coordinate in the upload format.
+    pub coord_words: usize,
+    /// Bit length of the scalar field modulus (scalars are below it).
+    pub scalar_bits: u32,
+    /// Curve equation and coefficients.
+    pub model: CurveModel,
+}
+
+impl CurveSpec {
+    /// Coordinates of a bucket point on the GPU (3 projective, 4 extended).
+    pub fn point_coords(&self) -> usize {
+        match self.model {
+            CurveModel::ShortWeierstrassA0 { .. } => 3,
+            CurveModel::TwistedEdwardsAMinus1 { .. } => 4,
+        }
+    }
+
+    /// Coordinates of an input point as stored on the GPU after conversion: affine (x, y) for
+    /// short Weierstrass, (y−x, y+x, 2d·x·y) for twisted Edwards.
+    pub fn stored_coords(&self) -> usize {
+        match self.model {
+            CurveModel::ShortWeierstrassA0 { .. } => 2,
+            CurveModel::TwistedEdwardsAMinus1 { .. } => 3,
+        }
+    }
+
+    /// `u32` words of one packed field element (two 13-bit limbs per word).
+    pub fn packed_words(&self) -> usize {
+        self.field.limbs / 2
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for ark_bls12_377::G1Affine {}
+    impl Sealed for ark_ed_on_bls12_377::EdwardsAffine {}
+}
+
+/// An affine point type whose multi-scalar multiplications can run on the GPU.
+///
+/// Sealed; implemented for [`ark_bls12_377::G1Affine`] and
+/// [`ark_ed_on_bls12_377::EdwardsAffine`].
+pub trait GpuCurve: AffineRepr + sealed::Sealed {
+    /// Curve constants and shader parameters.
+    #[doc(hidden)]
+    fn spec() -> &'static CurveSpec;
+
+    /// Appends the canonical little-endian words of x then y (`2 · coord_words` words).
+    /// The identity is written as x = y = 0 on short Weierstrass curves, (0, 1) on Edwards.
+    #[doc(hidden)]
+    fn push_words(&self, out: &mut Vec<u32>);
+
+    /// The group element of a GPU point given as canonical coordinates (projective X, Y, Z or
+    /// extended X, Y, T, Z), or `None` if they do not satisfy the curve equation.
+    #[doc(hidden)]
+    fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group>;
+}
+
+/// Appends the canonical little-endian `u32` words of a prime-field element.
+pub(crate) fn push_field_words<F: PrimeField>(value: &F, words: usize, out: &mut Vec<u32>) {
+    let start = out.len();
+    for limb in value.into_bigint().as_ref() {
+        out.push(*limb as u32);
+        out.push((*limb >> 32) as u32);
+    }
+    out.resize(start + words, 0);
+}
+
+/// Appends the 8 little-endian `u32` words of a scalar (below 2^256).
+pub(crate) fn push_scalar_words<F: PrimeField>(value: &F, out: &mut Vec<u32>) {
+    push_field_words(value, SCALAR_WORDS, out);
+}
+
+/// `u32` words per scalar in the upload format.
+pub const SCALAR_WORDS: usize = 8;
+
+fn biguint_of<F: PrimeField>(value: &F) -> BigUint {
+    BigUint::from_bytes_le(&value.into_bigint().to_bytes_le())
+}
+
+fn field_of<F: PrimeField>(value: &BigUint) -> F {
+    F::from_le_bytes_mod_order(&value.to_bytes_le())
+}
+
+fn spec_of<F: PrimeField>(name: &'static str, scalar_bits: u32, model: CurveModel) -> CurveSpec {
+    let modulus = BigUint::from_bytes_le(&F::MODULUS.to_bytes_le());
+    CurveSpec {
+        name,
+        coord_words: (modulus.bits() as usize).div_ceil(32),
+        field: Montgomery::new(&modulus),
+        scalar_bits,
+        model,
+    }
+}
+
+impl GpuCurve for ark_bls12_377::G1Affine {
+    fn spec() -> &'static CurveSpec {
+        static SPEC: OnceLock<CurveSpec> = OnceLock::new();
+        SPEC.get_or_init(|| {
+            use ark_ec::short_weierstrass::SWCurveConfig;
+            type Config = ark_bls12_377::g1::Config;
+            assert!(Config::COEFF_A.is_zero(), "formulas assume a = 0");
+            let b = biguint_of(&Config::COEFF_B);
+            spec_of::<ark_bls12_377::Fq>(
+                "bls12-377",
+                ark_bls12_377::Fr::MODULUS_BIT_SIZE,
+                CurveModel::ShortWeierstrassA0 { b },
+            )
+        })
+    }
+
+    fn push_words(&self, out: &mut Vec<u32>) {
+        let words = Self::spec().coord_words;
+        let (x, y) = self.xy().unwrap_or_default();
+        push_field_words(&x, words, out);
+        push_field_words(&y, words, out);
+    }
+
+    fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group> {
+        use ark_bls12_377::{g1::Config, Fq, G1Projective};
+        use ark_ec::short_weierstrass::SWCurveConfig;
+        let [x, y, z] = [0, 1, 2].map(|i| field_of::<Fq>(&coords[i]));
+        if z.is_zero() {
+            return (x.is_zero() && !y.is_zero()).then(G1Projective::default);
+        }
+        // Homogeneous projective curve equation: Y²Z = X³ + bZ³.
+        if y.square() * z != x.square() * x + Config::COEFF_B * z.square() * z {
+            return None;
+        }
+        // Projective (X : Y : Z) is Jacobian (XZ : YZ² : Z).
+        let z2 = z.square();
+        Some(G1Projective::new_unchecked(x * z, y * z2, z))
+    }
+}
+
+impl GpuCurve for ark_ed_on_bls12_377::EdwardsAffine {
+    fn spec() -> &'static CurveSpec {
+        static SPEC: OnceLock<CurveSpec> = OnceLock::new();
+        SPEC.get_or_init(|| {
+            use ark_ec::twisted_edwards::TECurveConfig;
+            type Config = ark_ed_on_bls12_377::EdwardsConfig;
+            assert!(Config::COEFF_A == -ark_ed_on_bls12_377::Fq::ONE, "formulas assume a = −1");
+            let d = biguint_of(&Config::COEFF_D);
+            spec_of::<ark_ed_on_bls12_377::Fq>(
+                "ed-on-bls12-377",
+                ark_ed_on_bls12_377::Fr::MODULUS_BIT_SIZE,
+                CurveModel::TwistedEdwardsAMinus1 { d },
+            )
+        })
+    }
+
+    fn push_words(&self, out: &mut Vec<u32>) {
+        let words = Self::spec().coord_words;
+        push_field_words(&self.x, words, out);
+        push_field_words(&self.y, words, out);
+    }
+
+    fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group> {
+        use ark_ec::twisted_edwards::TECurveConfig;
+        use ark_ed_on_bls12_377::{EdwardsConfig, Fq};
+        let [x, y, t, z] = [0, 1, 2, 3].map(|i| field_of::<Fq>(&coords[i]));
+        // Extended coordinates: a·X² + Y² = Z² + d·T² and X·Y = T·Z, with Z ≠ 0.
+        let on_curve = EdwardsConfig::COEFF_A * x.square() + y.square()
+            == z.square() + EdwardsConfig::COEFF_D * t.square()
+            && x * y == t * z
+            && !z.is_zero();
+        on_curve.then(|| twisted_edwards::Projective::new_unchecked(x, y, t, z))
+    }
+}

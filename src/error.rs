@@ -1,0 +1,40 @@
+//! The one error type of the crate.
+
+/// Why an MSM could not be computed. No input makes the crate panic, hang or return a wrong
+/// result; it returns one of these instead.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MsmError {
+    /// No WebGPU adapter (GPU or software GPU) is available.
+    #[error("no WebGPU adapter available: {0}")]
+    NoAdapter(String),
+    /// The adapter refused to create a device.
+    #[error("could not create a WebGPU device: {0}")]
+    RequestDevice(String),
+    /// `points` and `scalars` have different lengths.
+    #[error("length mismatch: {points} points but {scalars} scalars")]
+    LengthMismatch {
+        /// Number of points given.
+        points: usize,
+        /// Number of scalars given.
+        scalars: usize,
+    },
+    /// The input does not fit the device's limits in one pass.
+    #[error("input of {n} points exceeds the largest this device can take, {max}")]
+    InputTooLarge {
+        /// Number of points given.
+        n: usize,
+        /// The largest number of points the device takes.
+        max: usize,
+    },
+    /// The GPU reported a validation or out-of-memory error.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// The GPU device was lost (driver reset, removed, or destroyed); create a new context.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// The GPU returned a point that is not on the curve: a driver or shader fault was caught
+    /// instead of returning a wrong result.
+    #[error("GPU returned an invalid point ({0})")]
+    InvalidGpuResult(String),
+}

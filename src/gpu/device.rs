@@ -1,0 +1,126 @@
+//! Adapter and device set-up, error capture and buffer readback.
+
+use std::sync::{Arc, Mutex};
+
+use crate::MsmError;
+
+/// A WebGPU device with its queue, and what happened to it.
+pub struct Gpu {
+    /// The logical device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The adapter the device came from.
+    pub info: wgpu::AdapterInfo,
+    /// The limits the device was created with.
+    pub limits: wgpu::Limits,
+    /// Set by the device-lost callback.
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+impl Gpu {
+    /// The default (high-performance) adapter and a device with WebGPU's default limits, so
+    /// what runs here runs in browsers too.
+    pub async fn new() -> Result<Self, MsmError> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| MsmError::NoAdapter(e.to_string()))?;
+        let limits = wgpu::Limits::default();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("webgpu-msm"),
+                required_features: wgpu::Features::empty(),
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| MsmError::RequestDevice(e.to_string()))?;
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut lost) = flag.lock() {
+                *lost = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        // Errors are captured with error scopes around each call; anything that escapes them is
+        // logged rather than panicking (wgpu's default handler panics).
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("uncaptured wgpu error: {e}")));
+        Ok(Gpu { device, queue, info: adapter.get_info(), limits, lost })
+    }
+
+    /// `Err(DeviceLost)` once the device has been lost.
+    pub fn check_alive(&self) -> Result<(), MsmError> {
+        match self.lost.lock().map(|l| l.clone()) {
+            Ok(None) => Ok(()),
+            Ok(Some(reason)) => Err(MsmError::DeviceLost(reason)),
+            Err(_) => Err(MsmError::DeviceLost("device-lost flag poisoned".into())),
+        }
+    }
+
+    /// Runs `work` inside validation and out-of-memory error scopes and reports what they caught.
+    /// The scopes are pushed and popped on this thread before any await, as wgpu requires.
+    pub async fn capture<T>(&self, work: impl FnOnce() -> T) -> Result<T, MsmError> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = work();
+        let validation = validation.pop();
+        let oom = oom.pop();
+        if let Some(e) = validation.await {
+            return Err(self.gpu_error(e));
+        }
+        if let Some(e) = oom.await {
+            return Err(self.gpu_error(e));
+        }
+        Ok(value)
+    }
+
+    fn gpu_error(&self, e: wgpu::Error) -> MsmError {
+        self.check_alive().err().unwrap_or_else(|| MsmError::Gpu(e.to_string()))
+    }
+
+    /// Copies `size` bytes of `source` (a COPY_SRC buffer) back to the host as `u32` words.
+    pub async fn read_words(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u32>, MsmError> {
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        self.map_and_read(&staging).await
+    }
+
+    /// Maps a MAP_READ buffer, waits for the GPU, and returns its contents.
+    pub async fn map_and_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u32>, MsmError> {
+        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |result| {
+            let _ = sender.send(result);
+        });
+        // Natively the device must be polled to make progress; on the web this is a no-op.
+        if let Err(e) = self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }) {
+            self.check_alive()?;
+            return Err(MsmError::Gpu(e.to_string()));
+        }
+        match receiver.receive().await {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                self.check_alive()?;
+                return Err(MsmError::Gpu(e.to_string()));
+            }
+            None => return Err(MsmError::Gpu("buffer mapping was dropped".into())),
+        }
+        let words = {
+            let view = staging.slice(..).get_mapped_range().map_err(|e| MsmError::Gpu(e.to_string()))?;
+            bytemuck::cast_slice(&view).to_vec()
+        };
+        staging.unmap();
+        Ok(words)
+    }
+}

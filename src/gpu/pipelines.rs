@@ -1,0 +1,55 @@
+//! The compute pipelines of one curve, compiled once per context and reused by every call.
+
+use crate::curve::CurveSpec;
+use crate::wgsl::{compose, Stage};
+
+/// One compute pipeline per entry point of the MSM stages.
+pub struct CurvePipelines {
+    /// Stage 1.
+    pub convert_and_decompose: wgpu::ComputePipeline,
+    /// Stage 2, prefix scan.
+    pub scan_bucket_counts: wgpu::ComputePipeline,
+    /// Stage 2, scatter.
+    pub scatter_entries: wgpu::ComputePipeline,
+    /// Stage 3.
+    pub smvp: wgpu::ComputePipeline,
+    /// Stage 4.
+    pub bucket_reduce: wgpu::ComputePipeline,
+}
+
+/// Compiles `stage` for `spec` and builds a pipeline for each named entry point.
+pub fn stage_pipelines<const K: usize>(
+    device: &wgpu::Device,
+    spec: &CurveSpec,
+    stage: Stage,
+    entry_points: [&str; K],
+) -> [wgpu::ComputePipeline; K] {
+    let label = format!("{} {}", spec.name, stage.file());
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(compose(spec, stage).into()),
+    });
+    entry_points.map(|entry| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    })
+}
+
+impl CurvePipelines {
+    /// Compiles every stage of the pipeline for `spec`.
+    pub fn new(device: &wgpu::Device, spec: &CurveSpec) -> Self {
+        let [convert_and_decompose] =
+            stage_pipelines(device, spec, Stage::ConvertAndDecompose, ["convert_and_decompose"]);
+        let [scan_bucket_counts, scatter_entries] =
+            stage_pipelines(device, spec, Stage::Transpose, ["scan_bucket_counts", "scatter_entries"]);
+        let [smvp] = stage_pipelines(device, spec, Stage::Smvp, ["smvp"]);
+        let [bucket_reduce] = stage_pipelines(device, spec, Stage::BucketReduce, ["bucket_reduce"]);
+        CurvePipelines { convert_and_decompose, scan_bucket_counts, scatter_entries, smvp, bucket_reduce }
+    }
+}

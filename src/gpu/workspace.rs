@@ -1,0 +1,183 @@
+//! The buffers and bind groups of one curve's pipeline, kept between calls and grown on demand.
+
+use crate::curve::{CurveSpec, SCALAR_WORDS};
+use crate::plan::Plan;
+
+use super::pipelines::CurvePipelines;
+
+/// The buffers of the pipeline, in the order of [`BufferSizes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    /// Uniform `Params` (the [`Plan`]).
+    Params,
+    /// Uploaded canonical point words.
+    RawPoints,
+    /// Uploaded scalar words.
+    RawScalars,
+    /// Points in Montgomery (stored) form, packed.
+    Points,
+    /// Signed digits, window-major.
+    Digits,
+    /// Bucket counts, then scatter cursors, then bucket end offsets.
+    BucketCounts,
+    /// Bucket start offsets.
+    BucketStarts,
+    /// CSR entries: point indices grouped by bucket.
+    Entries,
+    /// Bucket sums.
+    Buckets,
+    /// Per-segment reduction results, read back by the host.
+    Partials,
+}
+
+impl Buffer {
+    /// Every buffer.
+    pub const ALL: [Buffer; 10] = [
+        Buffer::Params,
+        Buffer::RawPoints,
+        Buffer::RawScalars,
+        Buffer::Points,
+        Buffer::Digits,
+        Buffer::BucketCounts,
+        Buffer::BucketStarts,
+        Buffer::Entries,
+        Buffer::Buckets,
+        Buffer::Partials,
+    ];
+}
+
+/// Byte sizes of every buffer for a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferSizes([u64; 10]);
+
+impl BufferSizes {
+    /// What `plan` needs on the curve `spec`.
+    pub fn for_plan(spec: &CurveSpec, plan: &Plan) -> Self {
+        let n = plan.n as u64;
+        let field = spec.packed_words() as u64 * 4;
+        let point = spec.point_coords() as u64 * field;
+        let windows = plan.num_windows as u64;
+        let sizes = Buffer::ALL.map(|b| match b {
+            Buffer::Params => std::mem::size_of::<Plan>() as u64,
+            Buffer::RawPoints => n * 2 * spec.coord_words as u64 * 4,
+            Buffer::RawScalars => n * SCALAR_WORDS as u64 * 4,
+            Buffer::Points => n * spec.stored_coords() as u64 * field,
+            Buffer::Digits | Buffer::Entries => windows * n * 4,
+            Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
+            Buffer::Buckets => plan.total_buckets() as u64 * point,
+            Buffer::Partials => plan.total_segments() as u64 * point,
+        });
+        // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
+        BufferSizes(sizes.map(|s| s.max(16)))
+    }
+
+    /// Size of one buffer.
+    pub fn get(&self, buffer: Buffer) -> u64 {
+        self.0[buffer as usize]
+    }
+
+    /// The largest buffer.
+    pub fn largest(&self) -> u64 {
+        self.0.iter().copied().max().unwrap_or(0)
+    }
+
+    fn covers(&self, other: &BufferSizes) -> bool {
+        self.0.iter().zip(other.0).all(|(a, b)| *a >= b)
+    }
+
+    fn max(&self, other: &BufferSizes) -> BufferSizes {
+        BufferSizes(std::array::from_fn(|i| self.0[i].max(other.0[i])))
+    }
+}
+
+/// The largest `n` whose buffers all fit the device limits, for scalars of `scalar_bits`.
+pub fn max_points(spec: &CurveSpec, limits: &wgpu::Limits) -> u32 {
+    let cap = (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size);
+    let fits = |n: u32| BufferSizes::for_plan(spec, &Plan::choose(n, spec.scalar_bits)).largest() <= cap;
+    let (mut lo, mut hi) = (0u32, 1u32 << 28);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// Buffers and bind groups sized for some plans; reused while they are large enough.
+pub struct Workspace {
+    sizes: BufferSizes,
+    buffers: Vec<wgpu::Buffer>,
+    /// Bind groups in pipeline order: convert_and_decompose, scan, scatter, smvp, bucket_reduce.
+    pub bind_groups: [wgpu::BindGroup; 5],
+}
+
+impl Workspace {
+    /// Whether this workspace can run `sizes` without reallocating.
+    pub fn covers(&self, sizes: &BufferSizes) -> bool {
+        self.sizes.covers(sizes)
+    }
+
+    /// Allocates buffers covering both `sizes` and the previous workspace (so alternating sizes
+    /// do not reallocate every call).
+    pub fn new(
+        device: &wgpu::Device,
+        pipelines: &CurvePipelines,
+        sizes: &BufferSizes,
+        previous: Option<&Workspace>,
+    ) -> Self {
+        let sizes = previous.map_or(*sizes, |p| p.sizes.max(sizes));
+        let buffers: Vec<wgpu::Buffer> = Buffer::ALL
+            .iter()
+            .map(|&b| {
+                let usage = if b == Buffer::Params {
+                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
+                } else {
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
+                };
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("{b:?}")),
+                    size: sizes.get(b),
+                    usage,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        use Buffer::*;
+        let bind = |pipeline: &wgpu::ComputePipeline, bindings: &[(u32, Buffer)]| {
+            let entries: Vec<wgpu::BindGroupEntry> = bindings
+                .iter()
+                .map(|&(binding, b)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffers[b as usize].as_entire_binding(),
+                })
+                .collect();
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("msm bind group"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        let bind_groups = [
+            bind(
+                &pipelines.convert_and_decompose,
+                &[(0, Params), (1, RawPoints), (2, RawScalars), (3, Points), (4, Digits), (5, BucketCounts)],
+            ),
+            bind(&pipelines.scan_bucket_counts, &[(0, Params), (1, BucketCounts), (2, BucketStarts)]),
+            bind(&pipelines.scatter_entries, &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)]),
+            bind(
+                &pipelines.smvp,
+                &[(0, Params), (1, BucketStarts), (2, BucketCounts), (3, Entries), (4, Points), (5, Buckets)],
+            ),
+            bind(&pipelines.bucket_reduce, &[(0, Params), (1, Buckets), (2, Partials)]),
+        ];
+        Workspace { sizes, buffers, bind_groups }
+    }
+
+    /// The wgpu buffer behind `buffer`.
+    pub fn buffer(&self, buffer: Buffer) -> &wgpu::Buffer {
+        &self.buffers[buffer as usize]
+    }
+}

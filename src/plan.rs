@@ -1,0 +1,103 @@
+//! Sizes of one MSM call: window width, windows, buckets and reduction threads.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Widest window the pipeline uses. Wider windows need more bucket memory than WebGPU's default
+/// 128 MiB binding allows at 2^20 points, and bucket reduction cost doubles per extra bit.
+pub const MAX_WINDOW_BITS: u32 = 15;
+/// Narrowest window: below 9 bits a window has fewer buckets than the scan has threads, which
+/// is correct but wasteful; tiny inputs still work.
+pub const MIN_WINDOW_BITS: u32 = 2;
+/// Upper bound of reduction threads per window.
+pub const MAX_SEGMENTS: u32 = 256;
+/// Buckets each reduction thread walks at least (its fixed cost is a small scalar multiplication).
+pub const MIN_SEGMENT_LEN: u32 = 32;
+
+/// The sizes of one MSM call, as the shaders see them (`Params` in `shaders/common.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct Plan {
+    /// Number of points and scalars.
+    pub n: u32,
+    /// Window width c.
+    pub window_bits: u32,
+    /// Windows K = ceil((scalar_bits + 1) / c): the extra bit absorbs the last signed carry.
+    pub num_windows: u32,
+    /// Buckets per window h = 2^(c−1) (signed digits have magnitude 1..=h).
+    pub num_buckets: u32,
+    /// Reduction threads per window T, a power of two dividing h.
+    pub segments: u32,
+    /// Buckets per reduction thread, h / T.
+    pub segment_len: u32,
+    _pad: [u32; 2],
+}
+
+impl Plan {
+    /// The plan with window width `window_bits` for `n` scalars of `scalar_bits` bits.
+    pub fn with_window(n: u32, scalar_bits: u32, window_bits: u32) -> Self {
+        let num_buckets = 1u32 << (window_bits - 1);
+        let segments = (num_buckets / MIN_SEGMENT_LEN).clamp(1, MAX_SEGMENTS);
+        Plan {
+            n,
+            window_bits,
+            num_windows: (scalar_bits + 1).div_ceil(window_bits),
+            num_buckets,
+            segments,
+            segment_len: num_buckets / segments,
+            _pad: [0; 2],
+        }
+    }
+
+    /// The plan whose window minimizes the point additions counted by [`Plan::additions`].
+    pub fn choose(n: u32, scalar_bits: u32) -> Self {
+        (MIN_WINDOW_BITS..=MAX_WINDOW_BITS)
+            .map(|c| Plan::with_window(n, scalar_bits, c))
+            .min_by_key(|p| p.additions())
+            .expect("window range is not empty")
+    }
+
+    /// Point additions of the GPU stages: one per (point, window) in bucket accumulation, two per
+    /// bucket in the running sums, and about 2·log2(h) per reduction thread for its scalar
+    /// multiplication.
+    pub fn additions(&self) -> u64 {
+        let per_window = self.n as u64
+            + 2 * self.num_buckets as u64
+            + self.segments as u64 * 2 * (self.window_bits as u64 - 1);
+        self.num_windows as u64 * per_window
+    }
+
+    /// Buckets over all windows (stage 3 threads).
+    pub fn total_buckets(&self) -> u32 {
+        self.num_windows * self.num_buckets
+    }
+
+    /// Reduction threads over all windows (stage 4 threads, points read back).
+    pub fn total_segments(&self) -> u32 {
+        self.num_windows * self.segments
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_invariants_hold_for_every_size() {
+        for log_n in 0..=22 {
+            for n in [1u32 << log_n, (1u32 << log_n) + 1, (1u32 << log_n) * 3 / 2] {
+                let p = Plan::choose(n, 253);
+                assert!((MIN_WINDOW_BITS..=MAX_WINDOW_BITS).contains(&p.window_bits));
+                assert!(p.num_windows * p.window_bits > 253, "spare bit for the last carry");
+                assert_eq!(p.segments * p.segment_len, p.num_buckets);
+                assert!(p.segments.is_power_of_two());
+            }
+        }
+    }
+
+    #[test]
+    fn window_grows_with_n() {
+        assert_eq!(Plan::choose(1 << 16, 253).window_bits, 13);
+        assert!(Plan::choose(1 << 10, 253).window_bits < 13);
+        assert!(Plan::choose(1 << 20, 253).window_bits >= 15);
+    }
+}

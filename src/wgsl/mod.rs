@@ -1,0 +1,7 @@
+//! WGSL generation: curve constants and straight-line big-integer code computed in Rust,
+//! composed with the readable templates in `shaders/`.
+
+pub mod compose;
+pub mod field_gen;
+
+pub use compose::{compose, Stage};
