@@ -1,0 +1,300 @@
+//! GPU tests of single operations and single stages, on whatever adapter wgpu picks (lavapipe in
+//! CI). Each compares the GPU with arkworks or with the stage's CPU model in `cpu_model`.
+
+use std::sync::OnceLock;
+
+use ark_bls12_377::G1Affine;
+use ark_ec::{AdditiveGroup, CurveGroup};
+use ark_ed_on_bls12_377::EdwardsAffine;
+use ark_ff::{Field, PrimeField, UniformRand, Zero};
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use num_bigint::BigUint;
+
+use crate::combine::decode_points;
+use crate::cpu_model;
+use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
+use crate::gpu::pipelines::stage_pipelines;
+use crate::gpu::workspace::Buffer;
+use crate::limbs::{pack_limbs, unpack_limbs};
+use crate::plan::Plan;
+use crate::wgsl::Stage;
+use crate::MsmContext;
+
+/// The context shared by the GPU tests of this binary; `None` (and a printed skip) without an
+/// adapter, a panic without one when `CI=true`.
+fn context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| match pollster::block_on(MsmContext::new()) {
+            Ok(ctx) => Some(ctx),
+            Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
+            Err(e) => {
+                eprintln!("SKIPPED: no GPU adapter ({e})");
+                None
+            }
+        })
+        .as_ref()
+}
+
+fn biguint(words: &[u32]) -> BigUint {
+    BigUint::from_slice(words)
+}
+
+/// Canonical affine (x, y) of a point, via the upload encoding.
+fn affine_xy<G: GpuCurve>(p: &G) -> (BigUint, BigUint) {
+    let mut words = Vec::new();
+    p.push_words(&mut words);
+    let w = G::spec().coord_words;
+    (biguint(&words[..w]), biguint(&words[w..]))
+}
+
+/// A GPU `Point` (packed Montgomery words) for `p`, in coordinates scaled by `lambda`.
+fn encode_point<G: GpuCurve>(p: &G, lambda: &BigUint) -> Vec<u32> {
+    let spec = G::spec();
+    let m = &spec.field;
+    let (x, y) = affine_xy(p);
+    let mul = |a: &BigUint, b: &BigUint| (a * b) % &m.modulus;
+    let coords = match (&spec.model, p.is_zero()) {
+        (CurveModel::ShortWeierstrassA0 { .. }, true) => vec![BigUint::zero(), lambda.clone(), BigUint::zero()],
+        (CurveModel::ShortWeierstrassA0 { .. }, false) => vec![mul(&x, lambda), mul(&y, lambda), lambda.clone()],
+        (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => {
+            vec![mul(&x, lambda), mul(&y, lambda), mul(&mul(&x, &y), lambda), lambda.clone()]
+        }
+    };
+    coords.iter().flat_map(|c| pack_limbs(&m.to_mont_limbs(c))).collect()
+}
+
+/// Runs `entry` of the test kernels with the given storage buffers (binding → contents) and
+/// returns the contents of the `output` binding.
+fn run_test_kernel<G: GpuCurve>(
+    ctx: &MsmContext,
+    entry: &str,
+    inputs: &[(u32, &[u32])],
+    output: (u32, usize),
+    threads: u32,
+) -> Vec<u32> {
+    use wgpu::util::DeviceExt;
+    let gpu = ctx.gpu();
+    let [pipeline] = stage_pipelines(&gpu.device, G::spec(), Stage::TestOps, [entry]);
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+    let buffers: Vec<(u32, wgpu::Buffer)> = inputs
+        .iter()
+        .map(|(binding, data)| {
+            let buffer = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytemuck::cast_slice(data),
+                usage,
+            });
+            (*binding, buffer)
+        })
+        .chain(std::iter::once((
+            output.0,
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: output.1 as u64 * 4,
+                usage,
+                mapped_at_creation: false,
+            }),
+        )))
+        .collect();
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: *binding, resource: buffer.as_entire_binding() })
+        .collect();
+    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(threads.div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let out = &buffers.last().expect("output buffer").1;
+    pollster::block_on(gpu.read_words(out, output.1 as u64 * 4)).expect("readback")
+}
+
+fn field_ops_match_arkworks<G: GpuCurve>()
+where
+    G::BaseField: PrimeField,
+{
+    let Some(ctx) = context() else { return };
+    let spec = G::spec();
+    let m = &spec.field;
+    let mut rng = StdRng::seed_from_u64(7);
+    let minus_one = -G::BaseField::ONE;
+    let mut pairs: Vec<(G::BaseField, G::BaseField)> = vec![
+        (G::BaseField::zero(), G::BaseField::zero()),
+        (G::BaseField::ONE, minus_one),
+        (minus_one, minus_one),
+        (G::BaseField::zero(), G::BaseField::ONE),
+    ];
+    pairs.extend((0..100).map(|_| (G::BaseField::rand(&mut rng), G::BaseField::rand(&mut rng))));
+    let to_big = |f: &G::BaseField| BigUint::from_bytes_le(&f.into_bigint().to_bytes_le());
+    let input: Vec<u32> =
+        pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|f| pack_limbs(&m.to_mont_limbs(&to_big(f)))).collect();
+    let words = spec.packed_words();
+    let out = run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 4 * words), pairs.len() as u32);
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        let expected = [*a * b, *a + b, *a - b, -*a];
+        for (k, e) in expected.iter().enumerate() {
+            let got = m.from_mont_limbs(&unpack_limbs(&out[(4 * i + k) * words..(4 * i + k + 1) * words]));
+            assert_eq!(got, to_big(e), "{} case {i} op {k}", spec.name);
+        }
+    }
+}
+
+use ark_ff::BigInteger;
+
+#[test]
+fn gpu_field_ops_match_arkworks_bls12_377() {
+    field_ops_match_arkworks::<G1Affine>();
+}
+
+#[test]
+fn gpu_field_ops_match_arkworks_ed_on_bls12_377() {
+    field_ops_match_arkworks::<EdwardsAffine>();
+}
+
+fn curve_ops_match_arkworks<G: GpuCurve>() {
+    let Some(ctx) = context() else { return };
+    let spec = G::spec();
+    let mut rng = StdRng::seed_from_u64(8);
+    let random = |rng: &mut StdRng| G::Group::rand(rng).into_affine();
+    let p0 = random(&mut rng);
+    let mut cases: Vec<(G, G)> = vec![(p0, p0), (p0, (-p0.into_group()).into_affine()), (G::zero(), p0)];
+    cases.extend((0..30).map(|_| (random(&mut rng), random(&mut rng))));
+    let sw = matches!(spec.model, CurveModel::ShortWeierstrassA0 { .. });
+    if !sw {
+        // On Edwards curves the identity is an ordinary affine point and may be added mixed.
+        cases.push((p0, G::zero()));
+    }
+    let lambda = BigUint::from(0x1234_5678u32);
+    let point_in: Vec<u32> = cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| encode_point(p, &lambda)).collect();
+    let mut raw_in = Vec::new();
+    cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
+    let point_words = spec.point_coords() * spec.packed_words();
+    let out = run_test_kernel::<G>(
+        ctx,
+        "test_point_ops",
+        &[(2, &point_in), (3, &raw_in)],
+        (4, cases.len() * 4 * point_words),
+        cases.len() as u32,
+    );
+    let got = decode_points::<G>(&out).expect("GPU points are on the curve");
+    for (i, (p, q)) in cases.iter().enumerate() {
+        let (p, q) = (p.into_group(), q.into_group());
+        let expected = [p + q, p.double(), p + q, p - q];
+        for (k, e) in expected.iter().enumerate() {
+            assert_eq!(got[4 * i + k], *e, "{} case {i} op {k}", spec.name);
+        }
+    }
+}
+
+#[test]
+fn gpu_curve_ops_match_arkworks_bls12_377() {
+    curve_ops_match_arkworks::<G1Affine>();
+}
+
+#[test]
+fn gpu_curve_ops_match_arkworks_ed_on_bls12_377() {
+    curve_ops_match_arkworks::<EdwardsAffine>();
+}
+
+/// Runs the full pipeline once and checks every stage's output buffer against its CPU model
+/// applied to the GPU's own input to that stage.
+fn stages_match_cpu_models<G: GpuCurve>(n: usize, window_bits: Option<u32>) {
+    let Some(ctx) = context() else { return };
+    let spec = G::spec();
+    let mut rng = StdRng::seed_from_u64(9 + n as u64);
+    let mut points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
+    let mut scalars: Vec<G::ScalarField> = (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect();
+    points[0] = G::zero();
+    scalars[1] = G::ScalarField::zero();
+    scalars[2] = -G::ScalarField::ONE;
+    let plan = match window_bits {
+        Some(c) => Plan::with_window(n as u32, spec.scalar_bits, c),
+        None => Plan::choose(n as u32, spec.scalar_bits),
+    };
+    let mut raw_points = Vec::new();
+    points.iter().for_each(|p| p.push_words(&mut raw_points));
+    let mut raw_scalars = Vec::new();
+    scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
+
+    let partials = pollster::block_on(ctx.run::<G>(&plan, &raw_points, &raw_scalars)).expect("GPU run");
+    let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
+    let workspace = pollster::block_on(runner.workspace.lock());
+    let workspace = workspace.as_ref().expect("workspace");
+    let read = |b: Buffer, words: usize| {
+        pollster::block_on(ctx.gpu().read_words(workspace.buffer(b), words as u64 * 4)).expect("readback")
+    };
+    let (k, buckets) = (plan.num_windows as usize, plan.total_buckets() as usize);
+
+    // Stage 1: digits and counts.
+    let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
+    let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
+    assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");
+    let stored_words = spec.stored_coords() * spec.packed_words();
+    let gpu_points = read(Buffer::Points, n * stored_words);
+    for (i, p) in points.iter().enumerate().skip(1) {
+        let coords: Vec<BigUint> = gpu_points[i * stored_words..(i + 1) * stored_words]
+            .chunks(spec.packed_words())
+            .map(|w| spec.field.from_mont_limbs(&unpack_limbs(w)))
+            .collect();
+        let (x, y) = affine_xy(p);
+        let modulus = &spec.field.modulus;
+        let expected = match &spec.model {
+            CurveModel::ShortWeierstrassA0 { .. } => vec![x, y],
+            CurveModel::TwistedEdwardsAMinus1 { d } => {
+                vec![(&y + modulus - &x) % modulus, (&y + &x) % modulus, (x * y * d * 2u32) % modulus]
+            }
+        };
+        assert_eq!(coords, expected, "stage 1 point {i}");
+    }
+
+    // Stage 2: CSR offsets and the set of entries in each bucket.
+    let csr = cpu_model::transpose(&digits, &plan);
+    let starts = read(Buffer::BucketStarts, buckets);
+    let ends = read(Buffer::BucketCounts, buckets);
+    assert!(starts == csr.starts, "stage 2 starts differ from the CPU model");
+    assert!(ends == csr.ends, "stage 2 ends differ from the CPU model");
+    let counted: Vec<u32> = starts.iter().zip(&ends).map(|(s, e)| e - s).collect();
+    assert!(counted == counts, "stage 1 counts differ from the CPU model");
+    let mut entries = read(Buffer::Entries, k * n);
+    for (&s, &e) in starts.iter().zip(&ends) {
+        entries[s as usize..e as usize].sort_unstable_by_key(|e| e & !cpu_model::DIGIT_NEGATIVE);
+    }
+    let gpu_csr = cpu_model::Csr { starts, ends, entries };
+    assert!(gpu_csr == csr, "stage 2 entries differ from the CPU model");
+
+    // Stage 3: bucket sums from the GPU's own CSR.
+    let point_words = spec.point_coords() * spec.packed_words();
+    let gpu_buckets = decode_points::<G>(&read(Buffer::Buckets, buckets * point_words)).expect("buckets on curve");
+    assert!(gpu_buckets == cpu_model::smvp(&points, &gpu_csr), "stage 3 buckets");
+
+    // Stage 4: partial sums from the GPU's own buckets.
+    assert!(partials == cpu_model::bucket_reduce::<G>(&gpu_buckets, &plan), "stage 4 partials");
+
+    // Host combination: the arkworks result.
+    let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+    assert_eq!(crate::combine::combine_windows(&partials, &plan), expected, "combined result");
+    assert_eq!(cpu_model::msm(&points, &scalars, &plan), expected, "CPU model composition");
+}
+
+use ark_ec::VariableBaseMSM;
+
+#[test]
+fn gpu_stages_match_cpu_models_bls12_377() {
+    stages_match_cpu_models::<G1Affine>(700, None);
+    stages_match_cpu_models::<G1Affine>(65, Some(4));
+}
+
+#[test]
+fn gpu_stages_match_cpu_models_ed_on_bls12_377() {
+    stages_match_cpu_models::<EdwardsAffine>(700, None);
+    stages_match_cpu_models::<EdwardsAffine>(65, Some(4));
+}
