@@ -33,9 +33,8 @@ fn run<G: GpuCurve>(log_size: u32) -> bool {
     // Random points from a few random multiples of random bases: cheap to generate, still
     // uniformly spread over the group.
     let bases: Vec<G::Group> = (0..64).map(|_| G::Group::rand(&mut rng)).collect();
-    let points: Vec<G> = G::Group::normalize_batch(
-        &(0..n).map(|i| bases[i % 64] * G::ScalarField::rand(&mut rng)).collect::<Vec<_>>(),
-    );
+    let points: Vec<G> =
+        G::Group::normalize_batch(&(0..n).map(|i| bases[i % 64] * G::ScalarField::rand(&mut rng)).collect::<Vec<_>>());
     let scalars: Vec<G::ScalarField> = (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect();
     println!("inputs generated in {:.2?}", started.elapsed());
 

@@ -16,10 +16,8 @@ pub fn decode_points<G: GpuCurve>(words: &[u32]) -> Result<Vec<G::Group>, MsmErr
     words
         .chunks_exact(spec.point_coords() * field_words)
         .map(|point| {
-            let coords: Vec<BigUint> = point
-                .chunks_exact(field_words)
-                .map(|f| spec.field.from_mont_limbs(&unpack_limbs(f)))
-                .collect();
+            let coords: Vec<BigUint> =
+                point.chunks_exact(field_words).map(|f| spec.field.from_mont_limbs(&unpack_limbs(f))).collect();
             G::group_from_gpu(&coords)
                 .ok_or_else(|| MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name)))
         })

@@ -91,8 +91,8 @@ impl MsmContext {
         }
         let workspace = workspace.as_ref().expect("workspace was just created");
         let partial_bytes = plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words() * 4) as u64;
-        let words = run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes)
-            .await?;
+        let words =
+            run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes).await?;
         decode_points::<G>(&words)
     }
 

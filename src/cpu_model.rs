@@ -158,14 +158,13 @@ pub fn mont_mul_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
         }
     }
     let mut out = Vec::with_capacity(n);
-    let mut u = t[0];
-    for j in 0..n - 1 {
-        if j > 0 {
-            u = add(t[j], u >> LIMB_BITS);
-        }
+    let mut carry = 0;
+    for &tj in &t {
+        let u = add(tj, carry);
         out.push(u & LIMB_MASK);
+        carry = u >> LIMB_BITS;
     }
-    out.push(u >> LIMB_BITS);
+    out.push(carry);
     let value = crate::limbs::from_limbs(&out);
     let reduced = if value >= m.modulus { value - &m.modulus } else { value };
     crate::limbs::to_limbs(&reduced, n)

@@ -60,9 +60,8 @@ impl Plan {
     /// bucket in the running sums, and about 2·log2(h) per reduction thread for its scalar
     /// multiplication.
     pub fn additions(&self) -> u64 {
-        let per_window = self.n as u64
-            + 2 * self.num_buckets as u64
-            + self.segments as u64 * 2 * (self.window_bits as u64 - 1);
+        let per_window =
+            self.n as u64 + 2 * self.num_buckets as u64 + self.segments as u64 * 2 * (self.window_bits as u64 - 1);
         self.num_windows as u64 * per_window
     }
 

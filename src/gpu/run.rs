@@ -40,9 +40,7 @@ pub async fn run_stages(
             queue.write_buffer(workspace.buffer(Buffer::Params), 0, bytemuck::bytes_of(plan));
             queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
             queue.write_buffer(workspace.buffer(Buffer::RawScalars), 0, bytemuck::cast_slice(raw_scalars));
-            let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("msm"),
-            });
+            let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
             let counts_bytes = plan.total_buckets() as u64 * 4;
             encoder.clear_buffer(workspace.buffer(Buffer::BucketCounts), 0, Some(counts_bytes));
             let stages: [(&wgpu::ComputePipeline, (u32, u32)); 5] = [
@@ -53,10 +51,8 @@ pub async fn run_stages(
                 (&pipelines.bucket_reduce, dispatch_size(plan.total_segments())),
             ];
             for ((pipeline, (x, y)), bind_group) in stages.into_iter().zip(&workspace.bind_groups) {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: None,
-                    timestamp_writes: None,
-                });
+                let mut pass =
+                    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, bind_group, &[]);
                 pass.dispatch_workgroups(x, y, 1);

@@ -138,7 +138,8 @@ where
     let input: Vec<u32> =
         pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|f| pack_limbs(&m.to_mont_limbs(&to_big(f)))).collect();
     let words = spec.packed_words();
-    let out = run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 4 * words), pairs.len() as u32);
+    let out =
+        run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 4 * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
         let expected = [*a * b, *a + b, *a - b, -*a];
         for (k, e) in expected.iter().enumerate() {

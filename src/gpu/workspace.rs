@@ -92,7 +92,7 @@ impl BufferSizes {
 
 /// The largest `n` whose buffers all fit the device limits, for scalars of `scalar_bits`.
 pub fn max_points(spec: &CurveSpec, limits: &wgpu::Limits) -> u32 {
-    let cap = (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size);
+    let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     let fits = |n: u32| BufferSizes::for_plan(spec, &Plan::choose(n, spec.scalar_bits)).largest() <= cap;
     let (mut lo, mut hi) = (0u32, 1u32 << 28);
     while lo < hi {

@@ -208,8 +208,7 @@ fn mul(spec: &CurveSpec) -> String {
 
 fn pack(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
-    let words: Vec<String> =
-        (0..n / 2).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
+    let words: Vec<String> = (0..n / 2).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
     format!(
         "fn field_pack(a: Field) -> PackedField {{\n    return PackedField(array<u32, {}>({}));\n}}\n",
         n / 2,
@@ -219,13 +218,8 @@ fn pack(spec: &CurveSpec) -> String {
 
 fn unpack(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
-    let limbs = (0..n).map(|j| {
-        if j % 2 == 0 {
-            format!("p.w[{}] & 0xffffu", j / 2)
-        } else {
-            format!("p.w[{}] >> 16u", j / 2)
-        }
-    });
+    let limbs =
+        (0..n).map(|j| if j % 2 == 0 { format!("p.w[{}] & 0xffffu", j / 2) } else { format!("p.w[{}] >> 16u", j / 2) });
     format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
 }
 

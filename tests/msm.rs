@@ -1,0 +1,159 @@
+//! End-to-end: `msm` on the GPU equals arkworks' `VariableBaseMSM::msm` for both curves, on
+//! every kind of input, and bad input gets its typed error. Runs on the default adapter
+//! (lavapipe in CI); without one it prints SKIPPED, and fails when `CI=true`.
+
+use std::sync::OnceLock;
+
+use ark_bls12_377::G1Affine;
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ed_on_bls12_377::EdwardsAffine;
+use ark_ff::{Field, PrimeField, UniformRand, Zero};
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use webgpu_msm::{GpuCurve, MsmContext, MsmError};
+
+fn context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| match pollster::block_on(MsmContext::new()) {
+            Ok(ctx) => Some(ctx),
+            Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
+            Err(e) => {
+                eprintln!("SKIPPED: no GPU adapter ({e})");
+                None
+            }
+        })
+        .as_ref()
+}
+
+fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
+    let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(rng)).collect();
+    let points: Vec<G::Group> = (0..n).map(|i| bases[i % 16] * G::ScalarField::rand(rng)).collect();
+    G::Group::normalize_batch(&points)
+}
+
+fn random_scalars<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G::ScalarField> {
+    (0..n).map(|_| G::ScalarField::rand(rng)).collect()
+}
+
+/// Asserts the GPU result equals arkworks on these inputs.
+fn check<G: GpuCurve>(ctx: &MsmContext, what: &str, points: &[G], scalars: &[G::ScalarField]) {
+    let expected = G::Group::msm(points, scalars).expect("same lengths");
+    let got = pollster::block_on(ctx.msm(points, scalars)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(got, expected, "{} {what} (n = {})", G::spec().name, points.len());
+}
+
+fn sizes_from_0_to_4096<G: GpuCurve>() {
+    let Some(ctx) = context() else { return };
+    let mut rng = StdRng::seed_from_u64(1);
+    for n in [0, 1, 2, 3, 7, 31, 100, 257, 1000, 4096] {
+        let points = random_points::<G>(n, &mut rng);
+        let scalars = random_scalars::<G>(n, &mut rng);
+        check(ctx, "random inputs", &points, &scalars);
+    }
+}
+
+fn edge_cases<G: GpuCurve>() {
+    let Some(ctx) = context() else { return };
+    let mut rng = StdRng::seed_from_u64(2);
+    let n = 300;
+    let points = random_points::<G>(n, &mut rng);
+    let scalars = random_scalars::<G>(n, &mut rng);
+    let one = G::ScalarField::ONE;
+    let minus_one = -one; // r − 1, the largest scalar
+
+    check(ctx, "all identity points", &vec![G::zero(); n], &scalars);
+    let mut some_identity = points.clone();
+    some_identity.iter_mut().step_by(3).for_each(|p| *p = G::zero());
+    check(ctx, "some identity points", &some_identity, &scalars);
+    check(ctx, "one repeated point", &vec![points[0]; n], &scalars);
+    let mut plus_minus = points.clone();
+    for i in (0..n).step_by(2) {
+        plus_minus[i + 1] = (-plus_minus[i].into_group()).into_affine();
+    }
+    check(ctx, "P and -P pairs", &plus_minus, &vec![scalars[0]; n]);
+    check(ctx, "P and -P pairs, random scalars", &plus_minus, &scalars);
+    check(ctx, "all scalars zero", &points, &vec![G::ScalarField::zero(); n]);
+    let mut half_zero = scalars.clone();
+    half_zero.iter_mut().step_by(2).for_each(|s| *s = G::ScalarField::zero());
+    check(ctx, "half the scalars zero", &points, &half_zero);
+    check(ctx, "all scalars r - 1", &points, &vec![minus_one; n]);
+    check(ctx, "all scalars one", &points, &vec![one; n]);
+    check(ctx, "all scalars equal", &points, &vec![scalars[0]; n]);
+    let small: Vec<G::ScalarField> = (0..n as u64).map(|i| G::ScalarField::from(i % 200)).collect();
+    check(ctx, "scalars in the lowest window only", &points, &small);
+    let top: Vec<G::ScalarField> = (0..n as u64)
+        .map(|i| {
+            G::ScalarField::from(i + 1) * G::ScalarField::from(2u64).pow([G::ScalarField::MODULUS_BIT_SIZE as u64 - 4])
+        })
+        .collect();
+    check(ctx, "scalars in the top windows only", &points, &top);
+    let boolean: Vec<G::ScalarField> = (0..n).map(|i| G::ScalarField::from((i % 2) as u64)).collect();
+    check(ctx, "scalars in {0, 1}", &points, &boolean);
+    check(ctx, "one point", &points[..1], &[minus_one]);
+    check(ctx, "one identity point", &[G::zero()], &[scalars[0]]);
+}
+
+fn bad_inputs_get_typed_errors<G: GpuCurve>() {
+    let mut rng = StdRng::seed_from_u64(3);
+    let points = random_points::<G>(3, &mut rng);
+    let scalars = random_scalars::<G>(2, &mut rng);
+    // Length mismatch: checked before any GPU work, on the context and on the free function.
+    let mismatch = MsmError::LengthMismatch { points: 3, scalars: 2 };
+    assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)).err(), Some(mismatch.clone()));
+    let Some(ctx) = context() else { return };
+    assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)).err(), Some(mismatch));
+    // More points than the device's buffers take: InputTooLarge, before any upload.
+    let max = ctx.max_points::<G>();
+    assert!(max >= 1 << 20, "{} takes 2^20 points within WebGPU's default limits", G::spec().name);
+    let too_many = vec![points[0]; max + 1];
+    let zeros = vec![G::ScalarField::zero(); max + 1];
+    assert_eq!(pollster::block_on(ctx.msm(&too_many, &zeros)).err(), Some(MsmError::InputTooLarge { n: max + 1, max }));
+}
+
+#[test]
+fn bls12_377_sizes_from_0_to_4096() {
+    sizes_from_0_to_4096::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_sizes_from_0_to_4096() {
+    sizes_from_0_to_4096::<EdwardsAffine>();
+}
+
+#[test]
+fn bls12_377_edge_cases() {
+    edge_cases::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_edge_cases() {
+    edge_cases::<EdwardsAffine>();
+}
+
+#[test]
+fn bls12_377_bad_inputs_get_typed_errors() {
+    bad_inputs_get_typed_errors::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_bad_inputs_get_typed_errors() {
+    bad_inputs_get_typed_errors::<EdwardsAffine>();
+}
+
+#[test]
+fn default_context_computes_the_same_result() {
+    if context().is_none() {
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(4);
+    let points = random_points::<EdwardsAffine>(50, &mut rng);
+    let scalars = random_scalars::<EdwardsAffine>(50, &mut rng);
+    let expected = <EdwardsAffine as AffineRepr>::Group::msm(&points, &scalars).expect("same lengths");
+    assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)), Ok(expected));
+}
+
+#[test]
+fn context_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<MsmContext>();
+}
