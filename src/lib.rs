@@ -29,6 +29,8 @@ mod error;
 mod gpu;
 pub mod limbs;
 pub mod plan;
+#[doc(hidden)]
+pub mod testing;
 pub mod wgsl;
 
 pub use context::{msm, MsmContext};

@@ -2,8 +2,6 @@
 //! every kind of input, and bad input gets its typed error. Runs on the default adapter
 //! (lavapipe in CI); without one it prints SKIPPED, and fails when `CI=true`.
 
-use std::sync::OnceLock;
-
 use ark_bls12_377::G1Affine;
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ed_on_bls12_377::EdwardsAffine;
@@ -11,19 +9,7 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{GpuCurve, MsmContext, MsmError};
 
-fn context() -> Option<&'static MsmContext> {
-    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| match pollster::block_on(MsmContext::new()) {
-            Ok(ctx) => Some(ctx),
-            Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
-            Err(e) => {
-                eprintln!("SKIPPED: no GPU adapter ({e})");
-                None
-            }
-        })
-        .as_ref()
-}
+use webgpu_msm::testing::shared_context as context;
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
     let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(rng)).collect();

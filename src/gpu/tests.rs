@@ -1,8 +1,6 @@
 //! GPU tests of single operations and single stages, on whatever adapter wgpu picks (lavapipe in
 //! CI). Each compares the GPU with arkworks or with the stage's CPU model in `cpu_model`.
 
-use std::sync::OnceLock;
-
 use ark_bls12_377::G1Affine;
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ed_on_bls12_377::EdwardsAffine;
@@ -20,21 +18,7 @@ use crate::plan::Plan;
 use crate::wgsl::Stage;
 use crate::MsmContext;
 
-/// The context shared by the GPU tests of this binary; `None` (and a printed skip) without an
-/// adapter, a panic without one when `CI=true`.
-fn context() -> Option<&'static MsmContext> {
-    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| match pollster::block_on(MsmContext::new()) {
-            Ok(ctx) => Some(ctx),
-            Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
-            Err(e) => {
-                eprintln!("SKIPPED: no GPU adapter ({e})");
-                None
-            }
-        })
-        .as_ref()
-}
+use crate::testing::shared_context as context;
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)

@@ -1,0 +1,24 @@
+//! Support for this crate's GPU tests (unit and integration); not part of the stable API.
+
+use std::sync::OnceLock;
+
+use crate::MsmContext;
+
+/// The context shared by the GPU tests of one test binary, created on first use.
+///
+/// Without an adapter it prints `SKIPPED` and returns `None`, so a developer machine without a
+/// GPU still runs the CPU tests; with `CI=true` it panics instead, so CI can never pass by
+/// skipping the GPU.
+pub fn shared_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| match pollster::block_on(MsmContext::new()) {
+            Ok(ctx) => Some(ctx),
+            Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
+            Err(e) => {
+                eprintln!("SKIPPED: no GPU adapter ({e})");
+                None
+            }
+        })
+        .as_ref()
+}
