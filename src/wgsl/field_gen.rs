@@ -76,7 +76,7 @@ fn curve_constants(spec: &CurveSpec) -> String {
         CurveModel::ShortWeierstrassA0 { b } => {
             let b3 = (b * 3u32) % &f.modulus;
             let mut out = field_const("B3", "3·b, Montgomery form", &mont(&b3), f.limbs);
-            out += &mul_by_small_const("mul_by_b3", &b3, f.limbs);
+            out += &mul_by_small_const("mul_by_b3", &b3);
             out
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
@@ -88,7 +88,7 @@ fn curve_constants(spec: &CurveSpec) -> String {
 
 /// `fn name(a: Field) -> Field` multiplying by a constant: an addition chain when the constant
 /// is small (b = 1 gives 3·b = 3 on BLS12-377), a Montgomery multiplication by `B3` otherwise.
-fn mul_by_small_const(name: &str, k: &BigUint, _n: usize) -> String {
+fn mul_by_small_const(name: &str, k: &BigUint) -> String {
     let mut c = Code::default();
     c.line(0, format!("fn {name}(a: Field) -> Field {{"));
     if k.bits() <= 6 && k.bits() > 0 {
