@@ -12,21 +12,12 @@
 // partials[w·T + t]: thread (w, t)'s share of window w's sum.
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
 
-// k·p by double-and-add from the top set bit.
-fn point_mul_small(p: Point, k: u32) -> Point {
-    var r = point_identity();
-    if (k == 0u) {
-        return r;
-    }
-    for (var bit = 31u - countLeadingZeros(k) + 1u; bit > 0u; bit = bit - 1u) {
-        r = point_double(r);
-        if (((k >> (bit - 1u)) & 1u) == 1u) {
-            r = point_add(r, p);
-        }
-    }
-    return r;
-}
-
+// The thread's work is a sequence of point additions, all through ONE call of point_add:
+// drivers inline every call, so a single call site keeps this shader small (compile time, and
+// shader size limits of software GPUs). Complete formulas make point_add(p, p) a doubling.
+//   ops [0, 2L): running += B_k, then sum += running, for k = L down to 1;
+//   then for each bit of m = t·L from the top: scaled += scaled, and scaled += running if set;
+//   last: sum += scaled.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = thread_index(gid, nwg);
@@ -37,13 +28,51 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     let t = id % params.segments;
     let len = params.segment_len;
     let first = w * params.num_buckets + t * len;
+    let m = t * len;
+    var bits = 0u;
+    if (m != 0u) {
+        bits = 32u - countLeadingZeros(m);
+    }
+    let accumulate_ops = 2u * len;
+    let total_ops = accumulate_ops + 2u * bits + 1u;
 
     var running = point_identity();
     var sum = point_identity();
-    for (var k = len; k > 0u; k = k - 1u) {
-        running = point_add(running, point_unpack(buckets[first + k - 1u]));
-        sum = point_add(sum, running);
+    var scaled = point_identity();
+    for (var op = 0u; op < total_ops; op = op + 1u) {
+        var lhs: Point;
+        var rhs: Point;
+        if (op < accumulate_ops) {
+            if (op % 2u == 0u) {
+                lhs = running;
+                rhs = point_unpack(buckets[first + len - 1u - op / 2u]);
+            } else {
+                lhs = sum;
+                rhs = running;
+            }
+        } else if (op + 1u < total_ops) {
+            let j = op - accumulate_ops;
+            let bit = bits - 1u - j / 2u;
+            lhs = scaled;
+            rhs = scaled;
+            if (j % 2u == 1u) {
+                if (((m >> bit) & 1u) == 0u) {
+                    continue;
+                }
+                rhs = running;
+            }
+        } else {
+            lhs = sum;
+            rhs = scaled;
+        }
+        let result = point_add(lhs, rhs);
+        if (op < accumulate_ops && op % 2u == 0u) {
+            running = result;
+        } else if (op < accumulate_ops || op + 1u == total_ops) {
+            sum = result;
+        } else {
+            scaled = result;
+        }
     }
-    sum = point_add(sum, point_mul_small(running, t * len));
     partials[id] = point_pack(sum);
 }

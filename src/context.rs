@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use ark_ff::Zero;
 
 use crate::combine::{combine_windows, decode_points};
-use crate::curve::{push_scalar_words, GpuCurve};
+use crate::curve::{push_scalar_words, GpuCurve, SCALAR_WORDS};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::run_stages;
@@ -53,21 +53,35 @@ impl MsmContext {
         if points.len() != scalars.len() {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
-        self.gpu.check_alive()?;
-        if points.is_empty() {
-            return Ok(G::Group::zero());
-        }
-        let max = self.max_points::<G>();
-        if points.len() > max {
-            return Err(MsmError::InputTooLarge { n: points.len(), max });
-        }
         let spec = G::spec();
         let mut raw_points = Vec::with_capacity(points.len() * 2 * spec.coord_words);
         points.iter().for_each(|p| p.push_words(&mut raw_points));
-        let mut raw_scalars = Vec::with_capacity(scalars.len() * crate::curve::SCALAR_WORDS);
+        let mut raw_scalars = Vec::with_capacity(scalars.len() * SCALAR_WORDS);
         scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
-        let plan = Plan::choose(points.len() as u32, spec.scalar_bits);
-        let partials = self.run::<G>(&plan, &raw_points, &raw_scalars).await?;
+        self.msm_words::<G>(&raw_points, &raw_scalars, spec.scalar_bits).await
+    }
+
+    /// The MSM of points and scalars already in the upload format: `2·coord_words` canonical
+    /// words per point (valid curve points), `SCALAR_WORDS` words per scalar, every scalar below
+    /// `2^scalar_bits`.
+    pub(crate) async fn msm_words<G: GpuCurve>(
+        &self,
+        raw_points: &[u32],
+        raw_scalars: &[u32],
+        scalar_bits: u32,
+    ) -> Result<G::Group, MsmError> {
+        let n = raw_scalars.len() / SCALAR_WORDS;
+        debug_assert_eq!(raw_points.len(), n * 2 * G::spec().coord_words);
+        self.gpu.check_alive()?;
+        if n == 0 {
+            return Ok(G::Group::zero());
+        }
+        let max = self.max_points::<G>();
+        if n > max {
+            return Err(MsmError::InputTooLarge { n, max });
+        }
+        let plan = Plan::choose(n as u32, scalar_bits);
+        let partials = self.run::<G>(&plan, raw_points, raw_scalars).await?;
         Ok(combine_windows(&partials, &plan))
     }
 
@@ -108,7 +122,7 @@ impl MsmContext {
     }
 
     /// The device, for tests that drive single stages.
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) fn gpu(&self) -> &Gpu {
         &self.gpu
     }
@@ -118,21 +132,55 @@ fn poisoned<T>(_: std::sync::PoisonError<T>) -> MsmError {
     MsmError::Gpu("context lock poisoned by a panic in another thread".into())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 static DEFAULT_CONTEXT: Mutex<Option<Arc<MsmContext>>> = Mutex::new(None);
 
-/// The shared default context, created on first use and re-created after a device loss.
-pub async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
-    if let Some(ctx) = DEFAULT_CONTEXT.lock().map_err(poisoned)?.as_ref() {
-        if ctx.gpu.check_alive().is_ok() {
-            return Ok(ctx.clone());
-        }
-    }
-    let fresh = Arc::new(MsmContext::new().await?);
+/// The stored default context, if any (natively shared by all threads).
+#[cfg(not(target_arch = "wasm32"))]
+fn stored_default() -> Result<Option<Arc<MsmContext>>, MsmError> {
+    Ok(DEFAULT_CONTEXT.lock().map_err(poisoned)?.clone())
+}
+
+/// Stores `fresh` unless a live context got there first; returns the one stored.
+#[cfg(not(target_arch = "wasm32"))]
+fn store_default(fresh: Arc<MsmContext>) -> Result<Arc<MsmContext>, MsmError> {
     let mut slot = DEFAULT_CONTEXT.lock().map_err(poisoned)?;
     match slot.as_ref() {
         Some(ctx) if ctx.gpu.check_alive().is_ok() => Ok(ctx.clone()),
         _ => Ok(slot.insert(fresh).clone()),
     }
+}
+
+// On the web, WebGPU objects belong to one thread, so the default context is per thread.
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static DEFAULT_CONTEXT: std::cell::RefCell<Option<Arc<MsmContext>>> = const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(target_arch = "wasm32")]
+fn stored_default() -> Result<Option<Arc<MsmContext>>, MsmError> {
+    Ok(DEFAULT_CONTEXT.with(|d| d.borrow().clone()))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn store_default(fresh: Arc<MsmContext>) -> Result<Arc<MsmContext>, MsmError> {
+    Ok(DEFAULT_CONTEXT.with(|d| {
+        let mut slot = d.borrow_mut();
+        match slot.as_ref() {
+            Some(ctx) if ctx.gpu.check_alive().is_ok() => ctx.clone(),
+            _ => slot.insert(fresh).clone(),
+        }
+    }))
+}
+
+/// The shared default context, created on first use and re-created after a device loss.
+pub async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
+    if let Some(ctx) = stored_default()? {
+        if ctx.gpu.check_alive().is_ok() {
+            return Ok(ctx);
+        }
+    }
+    store_default(Arc::new(MsmContext::new().await?))
 }
 
 /// Σ scalars\[i\]·points\[i\] on the shared default context (see [`MsmContext::msm`]).

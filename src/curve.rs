@@ -89,6 +89,34 @@ pub trait GpuCurve: AffineRepr + sealed::Sealed {
     /// extended X, Y, T, Z), or `None` if they do not satisfy the curve equation.
     #[doc(hidden)]
     fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group>;
+
+    /// The point with canonical little-endian coordinates `x` and `y` (the bytes API's
+    /// encoding, where x = y = 0 is the short Weierstrass identity), checked to be on the curve.
+    #[doc(hidden)]
+    fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError>;
+}
+
+/// Why bytes do not encode a curve point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointError {
+    /// A coordinate is not below the base field modulus.
+    CoordinateOutOfRange,
+    /// The coordinates do not satisfy the curve equation.
+    NotOnCurve,
+}
+
+/// A canonical little-endian field element, or `None` if it is not below the modulus.
+fn field_from_le<F: PrimeField>(bytes: &[u8]) -> Option<F> {
+    let value = BigUint::from_bytes_le(bytes);
+    let modulus = BigUint::from_bytes_le(&F::MODULUS.to_bytes_le());
+    (value < modulus).then(|| field_of(&value))
+}
+
+fn xy_from_le<F: PrimeField>(x: &[u8], y: &[u8]) -> Result<(F, F), PointError> {
+    match (field_from_le(x), field_from_le(y)) {
+        (Some(x), Some(y)) => Ok((x, y)),
+        _ => Err(PointError::CoordinateOutOfRange),
+    }
 }
 
 /// Appends the canonical little-endian `u32` words of a prime-field element.
@@ -108,6 +136,8 @@ pub(crate) fn push_scalar_words<F: PrimeField>(value: &F, out: &mut Vec<u32>) {
 
 /// `u32` words per scalar in the upload format.
 pub const SCALAR_WORDS: usize = 8;
+/// Widest scalar the pipeline takes (the bytes API accepts any 256-bit integer).
+pub const MAX_SCALAR_BITS: u32 = 32 * SCALAR_WORDS as u32;
 
 fn biguint_of<F: PrimeField>(value: &F) -> BigUint {
     BigUint::from_bytes_le(&value.into_bigint().to_bytes_le())
@@ -166,6 +196,15 @@ impl GpuCurve for ark_bls12_377::G1Affine {
         let z2 = z.square();
         Some(G1Projective::new_unchecked(x * z, y * z2, z))
     }
+
+    fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {
+        let (x, y) = xy_from_le::<ark_bls12_377::Fq>(x, y)?;
+        if x.is_zero() && y.is_zero() {
+            return Ok(Self::identity());
+        }
+        let point = Self::new_unchecked(x, y);
+        point.is_on_curve().then_some(point).ok_or(PointError::NotOnCurve)
+    }
 }
 
 impl GpuCurve for ark_ed_on_bls12_377::EdwardsAffine {
@@ -200,5 +239,11 @@ impl GpuCurve for ark_ed_on_bls12_377::EdwardsAffine {
             && x * y == t * z
             && !z.is_zero();
         on_curve.then(|| twisted_edwards::Projective::new_unchecked(x, y, t, z))
+    }
+
+    fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {
+        let (x, y) = xy_from_le::<ark_ed_on_bls12_377::Fq>(x, y)?;
+        let point = Self::new_unchecked(x, y);
+        point.is_on_curve().then_some(point).ok_or(PointError::NotOnCurve)
     }
 }

@@ -6,11 +6,36 @@
 #[non_exhaustive]
 pub enum MsmError {
     /// No WebGPU adapter (GPU or software GPU) is available.
-    #[error("no WebGPU adapter available: {0}")]
+    #[error("WebGPU unavailable: no adapter ({0})")]
     NoAdapter(String),
     /// The adapter refused to create a device.
     #[error("could not create a WebGPU device: {0}")]
     RequestDevice(String),
+    /// The curve name is not one the crate supports.
+    #[error("unknown curve {0:?}: expected \"bls12-377\" or \"ed-on-bls12-377\"")]
+    UnknownCurve(String),
+    /// A byte buffer's length is not a multiple of its element size.
+    #[error("{what} buffer of {len} bytes is not a multiple of {element} bytes")]
+    BadLength {
+        /// Which buffer: "points" or "scalars".
+        what: &'static str,
+        /// Its length in bytes.
+        len: usize,
+        /// The size of one element in bytes.
+        element: usize,
+    },
+    /// A point coordinate is not below the base field modulus.
+    #[error("point {index}: coordinate is not below the field modulus")]
+    CoordinateOutOfRange {
+        /// Index of the point.
+        index: usize,
+    },
+    /// A point does not satisfy the curve equation.
+    #[error("point {index} is not on the curve")]
+    NotOnCurve {
+        /// Index of the point.
+        index: usize,
+    },
     /// `points` and `scalars` have different lengths.
     #[error("length mismatch: {points} points but {scalars} scalars")]
     LengthMismatch {

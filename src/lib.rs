@@ -20,19 +20,27 @@
 //! # Ok(()) }
 //! ```
 #![warn(missing_docs)]
+// Natively the context's Arcs are Send + Sync; on wasm32 WebGPU objects are bound to one thread
+// and the same code shares them within it, so Arc of a non-Send type is intended there.
+#![cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
 
+pub mod bytes;
 mod combine;
-mod context;
+pub(crate) mod context;
 pub mod cpu_model;
 mod curve;
 mod error;
 mod gpu;
 pub mod limbs;
 pub mod plan;
+#[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod testing;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 pub mod wgsl;
 
+pub use bytes::CurveId;
 pub use context::{msm, MsmContext};
 pub use curve::{CurveModel, CurveSpec, GpuCurve};
 pub use error::MsmError;

@@ -1,6 +1,6 @@
 //! The buffers and bind groups of one curve's pipeline, kept between calls and grown on demand.
 
-use crate::curve::{CurveSpec, SCALAR_WORDS};
+use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
 
 use super::pipelines::CurvePipelines;
@@ -90,10 +90,11 @@ impl BufferSizes {
     }
 }
 
-/// The largest `n` whose buffers all fit the device limits, for scalars of `scalar_bits`.
+/// The largest `n` whose buffers all fit the device limits.
 pub fn max_points(spec: &CurveSpec, limits: &wgpu::Limits) -> u32 {
     let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-    let fits = |n: u32| BufferSizes::for_plan(spec, &Plan::choose(n, spec.scalar_bits)).largest() <= cap;
+    // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
+    let fits = |n: u32| BufferSizes::for_plan(spec, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
     let (mut lo, mut hi) = (0u32, 1u32 << 28);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);

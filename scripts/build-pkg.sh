@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the npm package (ES module for browsers) into pkg/ and copies it to www/pkg/ for the demo.
+# Never downloads tools: `--mode no-install` makes wasm-pack use the wasm-bindgen on PATH (it must
+# match the wasm-bindgen version in Cargo.lock) and `--no-opt` skips wasm-opt (binaryen).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+export PATH="$HOME/.cargo/bin:$PATH"
+if [ "$(wasm-pack --version 2>/dev/null)" != "wasm-pack 0.15.1" ]; then
+    echo "setup: installing wasm-pack 0.15.1"
+    cargo install wasm-pack --version 0.15.1 --locked
+fi
+
+wasm-pack build --target web --release --mode no-install --no-opt \
+    --out-dir pkg --out-name webgpu_msm
+
+name=$(node -p 'require("./pkg/package.json").name')
+if [ "$name" != "webgpu-msm" ]; then
+    echo "build-pkg: pkg/package.json has name '$name', expected 'webgpu-msm'" >&2
+    exit 1
+fi
+
+rm -rf www/pkg
+cp -r pkg www/pkg
+echo "build-pkg: pkg/ and www/pkg/ ($(du -h pkg/webgpu_msm_bg.wasm | cut -f1) wasm)"

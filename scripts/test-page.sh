@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Page test: builds the package, serves www/ locally and runs the demo page in headless Chromium
+# (WebGPU on SwiftShader) through playwright-core, which must verify one ed-on-bls12-377 MSM.
+# Usage: bash scripts/test-page.sh [log2 n, default 8]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log="${1:-8}"
+
+bash scripts/build-pkg.sh
+if [ ! -d www/node_modules/playwright-core ]; then
+    npm install --prefix www --no-audit --no-fund
+fi
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 "$port" --directory www >/tmp/page-test-server.log 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do
+    curl -sf -o /dev/null "http://127.0.0.1:$port/" && break
+    sleep 0.1
+done
+
+node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=ed-on-bls12-377&log=$log&autorun=1" /tmp/page.png

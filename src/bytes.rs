@@ -1,0 +1,107 @@
+//! The byte-level API shared by the JS bindings: the encodings of the ZPrize 2023 WebGPU MSM
+//! harness, validated before anything reaches the GPU.
+//!
+//! - points: x‖y per point, each coordinate a little-endian canonical integer of 32 bytes
+//!   (ed-on-bls12-377) or 48 bytes (bls12-377); the bls12-377 identity is x = y = 0;
+//! - scalars: 32 little-endian bytes each; every value below 2^256 is accepted and used as an
+//!   integer (not reduced modulo the group order);
+//! - the result: one point in the points encoding.
+
+use std::str::FromStr;
+
+use ark_ec::CurveGroup;
+
+use crate::curve::{GpuCurve, PointError, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::{MsmContext, MsmError};
+
+/// Bytes per scalar.
+pub const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
+
+/// A curve by the name the JS API uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CurveId {
+    /// `"bls12-377"`: BLS12-377 G1.
+    Bls12_377,
+    /// `"ed-on-bls12-377"`: the twisted Edwards curve over BLS12-377's scalar field.
+    EdOnBls12_377,
+}
+
+impl FromStr for CurveId {
+    type Err = MsmError;
+    fn from_str(name: &str) -> Result<Self, MsmError> {
+        match name {
+            "bls12-377" => Ok(CurveId::Bls12_377),
+            "ed-on-bls12-377" => Ok(CurveId::EdOnBls12_377),
+            other => Err(MsmError::UnknownCurve(other.to_string())),
+        }
+    }
+}
+
+/// Bytes per point of curve `G` (x‖y).
+pub fn point_bytes<G: GpuCurve>() -> usize {
+    2 * 4 * G::spec().coord_words
+}
+
+/// Validated upload words of a points buffer.
+pub fn decode_points<G: GpuCurve>(bytes: &[u8]) -> Result<Vec<u32>, MsmError> {
+    let size = point_bytes::<G>();
+    if !bytes.len().is_multiple_of(size) {
+        return Err(MsmError::BadLength { what: "points", len: bytes.len(), element: size });
+    }
+    let mut words = Vec::with_capacity(bytes.len() / 4);
+    for (index, chunk) in bytes.chunks_exact(size).enumerate() {
+        let (x, y) = chunk.split_at(size / 2);
+        let point = G::from_xy_bytes(x, y).map_err(|e| match e {
+            PointError::CoordinateOutOfRange => MsmError::CoordinateOutOfRange { index },
+            PointError::NotOnCurve => MsmError::NotOnCurve { index },
+        })?;
+        point.push_words(&mut words);
+    }
+    Ok(words)
+}
+
+/// Upload words of a scalars buffer.
+pub fn decode_scalars(bytes: &[u8]) -> Result<Vec<u32>, MsmError> {
+    if !bytes.len().is_multiple_of(SCALAR_BYTES) {
+        return Err(MsmError::BadLength { what: "scalars", len: bytes.len(), element: SCALAR_BYTES });
+    }
+    Ok(bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect())
+}
+
+/// A point in the points encoding.
+pub fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
+    let mut words = Vec::new();
+    point.into_affine().push_words(&mut words);
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Checks both buffers and their counts; returns the upload words.
+pub fn decode_inputs<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
+    let size = point_bytes::<G>();
+    if !points.len().is_multiple_of(size) {
+        return Err(MsmError::BadLength { what: "points", len: points.len(), element: size });
+    }
+    let raw_scalars = decode_scalars(scalars)?;
+    let (n_points, n_scalars) = (points.len() / size, scalars.len() / SCALAR_BYTES);
+    if n_points != n_scalars {
+        return Err(MsmError::LengthMismatch { points: n_points, scalars: n_scalars });
+    }
+    Ok((decode_points::<G>(points)?, raw_scalars))
+}
+
+impl MsmContext {
+    /// Σ kᵢ·Pᵢ over byte buffers in the encodings of this module; the result in the points
+    /// encoding. Bad input gets its error before any GPU work.
+    pub async fn msm_bytes(&self, curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
+        match curve {
+            CurveId::Bls12_377 => self.msm_bytes_on::<ark_bls12_377::G1Affine>(points, scalars).await,
+            CurveId::EdOnBls12_377 => self.msm_bytes_on::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars).await,
+        }
+    }
+
+    async fn msm_bytes_on<G: GpuCurve>(&self, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
+        let (raw_points, raw_scalars) = decode_inputs::<G>(points, scalars)?;
+        let result = self.msm_words::<G>(&raw_points, &raw_scalars, MAX_SCALAR_BITS).await?;
+        Ok(encode_point::<G>(&result))
+    }
+}

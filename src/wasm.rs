@@ -1,0 +1,169 @@
+//! The JavaScript API (wasm-bindgen), compiled only for `wasm32`. It is a thin layer over
+//! [`crate::MsmContext::msm_bytes`]: the encodings and every check live in [`crate::bytes`].
+//!
+//! ```ts
+//! type Curve = "bls12-377" | "ed-on-bls12-377";
+//! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
+//! export class MsmContext {
+//!   static create(): Promise<MsmContext>;
+//!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
+//!   readonly adapterInfo: string;
+//!   readonly backend: string;
+//!   free(): void;
+//! }
+//! ```
+//! plus `randomInputs` and `arkworksMsm` for demos, tests and benchmarks.
+
+use std::rc::Rc;
+
+use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::{PrimeField, UniformRand};
+use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
+use js_sys::{Array, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, SCALAR_BYTES};
+use crate::curve::GpuCurve;
+use crate::MsmError;
+
+fn js_error(e: MsmError) -> JsValue {
+    JsError::new(&e.to_string()).into()
+}
+
+/// "vendor / architecture / description" of the browser's default WebGPU adapter, read from
+/// `GPUAdapter.info` (wgpu's `AdapterInfo` is empty on the web).
+async fn browser_adapter_info() -> Result<String, MsmError> {
+    let unavailable = |why: &str| MsmError::NoAdapter(why.to_string());
+    let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).map_err(|_| unavailable("no navigator"))?;
+    let gpu = Reflect::get(&navigator, &"gpu".into()).map_err(|_| unavailable("navigator.gpu is missing"))?;
+    if gpu.is_undefined() || gpu.is_null() {
+        return Err(unavailable("navigator.gpu is missing"));
+    }
+    let request: js_sys::Function = Reflect::get(&gpu, &"requestAdapter".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| unavailable("navigator.gpu.requestAdapter is missing"))?;
+    let promise: Promise =
+        request.call0(&gpu).ok().and_then(|p| p.dyn_into().ok()).ok_or_else(|| unavailable("requestAdapter failed"))?;
+    let adapter = JsFuture::from(promise).await.map_err(|_| unavailable("requestAdapter rejected"))?;
+    if adapter.is_null() || adapter.is_undefined() {
+        return Err(unavailable("requestAdapter returned null"));
+    }
+    let info = Reflect::get(&adapter, &"info".into()).unwrap_or(JsValue::UNDEFINED);
+    let field = |name: &str| Reflect::get(&info, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+    Ok(format!("{} / {} / {}", field("vendor"), field("architecture"), field("description")))
+}
+
+/// A WebGPU device with compiled pipelines; create once, call `msm` many times.
+#[wasm_bindgen(js_name = MsmContext)]
+pub struct JsMsmContext {
+    inner: Rc<crate::MsmContext>,
+    adapter_info: String,
+}
+
+#[wasm_bindgen(js_class = MsmContext)]
+impl JsMsmContext {
+    /// Requests the adapter and device once. Rejects with "WebGPU unavailable: …" without WebGPU.
+    #[wasm_bindgen(unchecked_return_type = "MsmContext")]
+    pub async fn create() -> Result<JsMsmContext, JsValue> {
+        let adapter_info = browser_adapter_info().await.map_err(js_error)?;
+        let inner = Rc::new(crate::MsmContext::new().await.map_err(js_error)?);
+        Ok(JsMsmContext { inner, adapter_info })
+    }
+
+    /// Σ kᵢ·Pᵢ; see the crate README for the byte encodings.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
+    pub fn msm(&self, curve: String, points: Vec<u8>, scalars: Vec<u8>) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move { run_msm(&inner, &curve, &points, &scalars).await })
+    }
+
+    /// Vendor / architecture / description of the adapter.
+    #[wasm_bindgen(getter, js_name = adapterInfo)]
+    pub fn adapter_info(&self) -> String {
+        self.adapter_info.clone()
+    }
+
+    /// The wgpu backend computing the results ("BrowserWebGpu" in a browser).
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        format!("{:?}", self.inner.adapter_info().backend)
+    }
+}
+
+async fn run_msm(ctx: &crate::MsmContext, curve: &str, points: &[u8], scalars: &[u8]) -> Result<JsValue, JsValue> {
+    let curve: CurveId = curve.parse().map_err(js_error)?;
+    let result = ctx.msm_bytes(curve, points, scalars).await.map_err(js_error)?;
+    Ok(Uint8Array::from(result.as_slice()).into())
+}
+
+/// Σ kᵢ·Pᵢ on a context created on first use and shared afterwards.
+#[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
+pub fn msm(curve: String, points: Vec<u8>, scalars: Vec<u8>) -> Promise {
+    future_to_promise(async move {
+        // Check the input before touching WebGPU, so bad input is reported as such everywhere.
+        match curve.parse().map_err(js_error)? {
+            CurveId::Bls12_377 => decode_inputs::<ark_bls12_377::G1Affine>(&points, &scalars),
+            CurveId::EdOnBls12_377 => decode_inputs::<ark_ed_on_bls12_377::EdwardsAffine>(&points, &scalars),
+        }
+        .map_err(js_error)?;
+        browser_adapter_info().await.map_err(js_error)?;
+        let ctx = crate::context::default_context().await.map_err(js_error)?;
+        run_msm(&ctx, &curve, &points, &scalars).await
+    })
+}
+
+fn random_inputs_on<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    // A random walk over 16 random bases: uniform enough, and far cheaper than n scalar
+    // multiplications in WASM.
+    let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(&mut rng)).collect();
+    let mut walk = Vec::with_capacity(n);
+    let mut current = G::Group::rand(&mut rng);
+    for _ in 0..n {
+        current += bases[rng.gen_range(0..16)];
+        walk.push(current);
+    }
+    let mut points = Vec::with_capacity(n * point_bytes::<G>());
+    for p in G::Group::normalize_batch(&walk) {
+        points.extend(encode_point::<G>(&p.into_group()));
+    }
+    let scalars: Vec<u8> = (0..n * SCALAR_BYTES).map(|_| rng.gen()).collect();
+    (points, scalars)
+}
+
+/// `[points, scalars]`: `n` random points and 256-bit scalars from `seed`, in the msm encodings.
+#[wasm_bindgen(js_name = randomInputs, unchecked_return_type = "[Uint8Array, Uint8Array]")]
+pub fn random_inputs(curve: &str, n: usize, seed: u64) -> Result<Array, JsValue> {
+    let (points, scalars) = match curve.parse().map_err(js_error)? {
+        CurveId::Bls12_377 => random_inputs_on::<ark_bls12_377::G1Affine>(n, seed),
+        CurveId::EdOnBls12_377 => random_inputs_on::<ark_ed_on_bls12_377::EdwardsAffine>(n, seed),
+    };
+    Ok(Array::of2(&Uint8Array::from(points.as_slice()), &Uint8Array::from(scalars.as_slice())))
+}
+
+fn arkworks_msm_on<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
+    decode_inputs::<G>(points, scalars)?;
+    let size = point_bytes::<G>();
+    let points: Vec<G> = points
+        .chunks_exact(size)
+        .map(|c| G::from_xy_bytes(&c[..size / 2], &c[size / 2..]).expect("validated above"))
+        .collect();
+    // Integers below 2^256 act on prime-order points through their residue mod r.
+    let scalars: Vec<G::ScalarField> =
+        scalars.chunks_exact(SCALAR_BYTES).map(G::ScalarField::from_le_bytes_mod_order).collect();
+    let result = G::Group::msm(&points, &scalars).expect("decode_inputs checked the counts");
+    Ok(encode_point::<G>(&result))
+}
+
+/// The same MSM with arkworks on the CPU (WASM), as the reference for prime-order points.
+#[wasm_bindgen(js_name = arkworksMsm)]
+pub fn arkworks_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Uint8Array, JsValue> {
+    let result = match curve.parse().map_err(js_error)? {
+        CurveId::Bls12_377 => arkworks_msm_on::<ark_bls12_377::G1Affine>(points, scalars),
+        CurveId::EdOnBls12_377 => arkworks_msm_on::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars),
+    }
+    .map_err(js_error)?;
+    Ok(Uint8Array::from(result.as_slice()))
+}

@@ -1,0 +1,99 @@
+//! The byte-level API behind the JS bindings: every malformed input gets its named error before
+//! any GPU work, and valid bytes (with full 256-bit scalars) give the arkworks result.
+
+use ark_bls12_377::G1Affine;
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ed_on_bls12_377::EdwardsAffine;
+use ark_ff::{PrimeField, UniformRand};
+use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
+use webgpu_msm::bytes::{decode_inputs, encode_point, point_bytes, SCALAR_BYTES};
+use webgpu_msm::testing::shared_context;
+use webgpu_msm::{CurveId, GpuCurve, MsmError};
+
+fn random_bytes<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut points = Vec::new();
+    for _ in 0..n {
+        points.extend(encode_point::<G>(&G::Group::rand(&mut rng)));
+    }
+    let scalars = (0..n * SCALAR_BYTES).map(|_| rng.gen()).collect();
+    (points, scalars)
+}
+
+/// arkworks on the same bytes: integer scalars act on prime-order points through their residue.
+fn reference<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Vec<u8> {
+    let size = point_bytes::<G>();
+    let points: Vec<G> =
+        points.chunks(size).map(|c| G::from_xy_bytes(&c[..size / 2], &c[size / 2..]).expect("valid")).collect();
+    let scalars: Vec<G::ScalarField> = scalars.chunks(32).map(G::ScalarField::from_le_bytes_mod_order).collect();
+    encode_point::<G>(&G::Group::msm(&points, &scalars).expect("same lengths"))
+}
+
+fn malformed_inputs_get_named_errors<G: GpuCurve>() {
+    let (points, scalars) = random_bytes::<G>(3, 1);
+    let size = point_bytes::<G>();
+    let err = |p: &[u8], s: &[u8]| decode_inputs::<G>(p, s).err();
+    assert_eq!(
+        err(&points[..size + 1], &scalars),
+        Some(MsmError::BadLength { what: "points", len: size + 1, element: size })
+    );
+    assert_eq!(err(&points, &scalars[..33]), Some(MsmError::BadLength { what: "scalars", len: 33, element: 32 }));
+    assert_eq!(err(&points, &scalars[..64]), Some(MsmError::LengthMismatch { points: 3, scalars: 2 }));
+    let mut out_of_range = points.clone();
+    out_of_range[size..size + size / 2].fill(0xff);
+    assert_eq!(err(&out_of_range, &scalars), Some(MsmError::CoordinateOutOfRange { index: 1 }));
+    let mut off_curve = points.clone();
+    off_curve[2 * size] ^= 1;
+    assert_eq!(err(&off_curve, &scalars), Some(MsmError::NotOnCurve { index: 2 }));
+    assert!(err(&points, &scalars).is_none());
+    assert!(err(&[], &[]).is_none(), "empty input is valid (the result is the identity)");
+}
+
+#[test]
+fn malformed_bls12_377_bytes_get_named_errors() {
+    malformed_inputs_get_named_errors::<G1Affine>();
+}
+
+#[test]
+fn malformed_ed_on_bls12_377_bytes_get_named_errors() {
+    malformed_inputs_get_named_errors::<EdwardsAffine>();
+}
+
+#[test]
+fn unknown_curve_is_named() {
+    assert_eq!("bn254".parse::<CurveId>(), Err(MsmError::UnknownCurve("bn254".into())));
+    assert_eq!("bls12-377".parse::<CurveId>(), Ok(CurveId::Bls12_377));
+}
+
+#[test]
+fn identity_encodings() {
+    assert_eq!(encode_point::<G1Affine>(&G1Affine::zero().into_group()), vec![0u8; 96]);
+    let mut ed_identity = vec![0u8; 64];
+    ed_identity[32] = 1;
+    assert_eq!(encode_point::<EdwardsAffine>(&EdwardsAffine::zero().into_group()), ed_identity);
+    assert_eq!(G1Affine::from_xy_bytes(&[0; 48], &[0; 48]), Ok(G1Affine::zero()));
+}
+
+fn gpu_bytes_match_arkworks<G: GpuCurve>(curve: CurveId) {
+    let Some(ctx) = shared_context() else { return };
+    for (n, seed) in [(0, 2), (5, 3), (200, 4)] {
+        let (mut points, mut scalars) = random_bytes::<G>(n, seed);
+        if n > 2 {
+            scalars[..32].fill(0xff); // 2^256 − 1, above the group order
+            let identity = encode_point::<G>(&G::zero().into_group());
+            points[..identity.len()].copy_from_slice(&identity);
+        }
+        let got = pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)).expect("GPU msm");
+        assert_eq!(got, reference::<G>(&points, &scalars), "{curve:?} n = {n}");
+    }
+}
+
+#[test]
+fn bls12_377_bytes_on_gpu_match_arkworks() {
+    gpu_bytes_match_arkworks::<G1Affine>(CurveId::Bls12_377);
+}
+
+#[test]
+fn ed_on_bls12_377_bytes_on_gpu_match_arkworks() {
+    gpu_bytes_match_arkworks::<EdwardsAffine>(CurveId::EdOnBls12_377);
+}
