@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the npm package (ES module for browsers) into pkg/ and copies it to www/pkg/ for the demo.
+# Builds the npm package (ES module for browsers) into pkg/ and installs its tarball into www/
+# (www/node_modules/webgpu-msm), as a user's project would.
 # Never downloads tools: `--mode no-install` makes wasm-pack use the wasm-bindgen on PATH (it must
 # match the wasm-bindgen version in Cargo.lock) and `--no-opt` skips wasm-opt (binaryen).
 set -euo pipefail
@@ -21,6 +22,8 @@ if [ "$name" != "webgpu-msm" ]; then
     exit 1
 fi
 
-rm -rf www/pkg
-cp -r pkg www/pkg
-echo "build-pkg: pkg/ and www/pkg/ ($(du -h pkg/webgpu_msm_bg.wasm | cut -f1) wasm)"
+# Install it into the demo the way a user's project would: from the packed tarball.
+packed=$(mktemp -d)
+(cd pkg && npm pack --silent --pack-destination "$packed" >/dev/null)
+npm install --prefix www --no-save --no-audit --no-fund "$packed"/webgpu-msm-*.tgz >/dev/null
+echo "build-pkg: pkg/ ($(du -h pkg/webgpu_msm_bg.wasm | cut -f1) wasm), installed into www/node_modules/webgpu-msm"

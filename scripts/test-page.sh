@@ -6,10 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 log="${1:-8}"
 
-bash scripts/build-pkg.sh
+# playwright-core first: a plain `npm install` would prune the package build-pkg.sh installs.
 if [ ! -d www/node_modules/playwright-core ]; then
     npm install --prefix www --no-audit --no-fund
 fi
+bash scripts/build-pkg.sh
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$port" --directory www >/tmp/page-test-server.log 2>&1 &

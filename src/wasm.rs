@@ -27,6 +27,12 @@ use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, SCALAR_BYT
 use crate::curve::GpuCurve;
 use crate::MsmError;
 
+#[wasm_bindgen(typescript_custom_section)]
+const CURVE_TYPE: &str = r#"
+/** The curves this package supports. */
+export type Curve = "bls12-377" | "ed-on-bls12-377";
+"#;
+
 fn js_error(e: MsmError) -> JsValue {
     JsError::new(&e.to_string()).into()
 }
@@ -74,7 +80,12 @@ impl JsMsmContext {
 
     /// Σ kᵢ·Pᵢ; see the crate README for the byte encodings.
     #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
-    pub fn msm(&self, curve: String, points: Vec<u8>, scalars: Vec<u8>) -> Promise {
+    pub fn msm(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
+        points: Vec<u8>,
+        scalars: Vec<u8>,
+    ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move { run_msm(&inner, &curve, &points, &scalars).await })
     }
@@ -100,7 +111,11 @@ async fn run_msm(ctx: &crate::MsmContext, curve: &str, points: &[u8], scalars: &
 
 /// Σ kᵢ·Pᵢ on a context created on first use and shared afterwards.
 #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
-pub fn msm(curve: String, points: Vec<u8>, scalars: Vec<u8>) -> Promise {
+pub fn msm(
+    #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
+    points: Vec<u8>,
+    scalars: Vec<u8>,
+) -> Promise {
     future_to_promise(async move {
         // Check the input before touching WebGPU, so bad input is reported as such everywhere.
         match curve.parse().map_err(js_error)? {
@@ -135,7 +150,11 @@ fn random_inputs_on<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
 
 /// `[points, scalars]`: `n` random points and 256-bit scalars from `seed`, in the msm encodings.
 #[wasm_bindgen(js_name = randomInputs, unchecked_return_type = "[Uint8Array, Uint8Array]")]
-pub fn random_inputs(curve: &str, n: usize, seed: u64) -> Result<Array, JsValue> {
+pub fn random_inputs(
+    #[wasm_bindgen(unchecked_param_type = "Curve")] curve: &str,
+    n: usize,
+    seed: u64,
+) -> Result<Array, JsValue> {
     let (points, scalars) = match curve.parse().map_err(js_error)? {
         CurveId::Bls12_377 => random_inputs_on::<ark_bls12_377::G1Affine>(n, seed),
         CurveId::EdOnBls12_377 => random_inputs_on::<ark_ed_on_bls12_377::EdwardsAffine>(n, seed),
@@ -159,7 +178,11 @@ fn arkworks_msm_on<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<Vec<u8>
 
 /// The same MSM with arkworks on the CPU (WASM), as the reference for prime-order points.
 #[wasm_bindgen(js_name = arkworksMsm)]
-pub fn arkworks_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Uint8Array, JsValue> {
+pub fn arkworks_msm(
+    #[wasm_bindgen(unchecked_param_type = "Curve")] curve: &str,
+    points: &[u8],
+    scalars: &[u8],
+) -> Result<Uint8Array, JsValue> {
     let result = match curve.parse().map_err(js_error)? {
         CurveId::Bls12_377 => arkworks_msm_on::<ark_bls12_377::G1Affine>(points, scalars),
         CurveId::EdOnBls12_377 => arkworks_msm_on::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars),

@@ -1,6 +1,6 @@
 // webgpu-msm demo: GPU MSM (cold and warm) against arkworks in WASM, with a table and a chart.
 // URL parameters: ?curve=ed-on-bls12-377&log=10&autorun=1 (or bench=1 for the size sweep).
-import init, { MsmContext, randomInputs, arkworksMsm } from "./pkg/webgpu_msm.js";
+import init, { MsmContext, randomInputs, arkworksMsm } from "./node_modules/webgpu-msm/webgpu_msm.js";
 
 const $ = (id) => document.getElementById(id);
 const MIN_LOG = 10, MAX_LOG = 20, DEFAULT_LOG = 12;
