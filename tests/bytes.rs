@@ -2,7 +2,7 @@
 //! any GPU work, and valid bytes (with full 256-bit scalars) give the arkworks result.
 
 use ark_bls12_377::G1Affine;
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ec::{AffineRepr, VariableBaseMSM};
 use ark_ed_on_bls12_377::EdwardsAffine;
 use ark_ff::{PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
