@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Page test: builds the package, serves www/ locally and runs the demo page in headless Chromium
-# (WebGPU on SwiftShader) through playwright-core, which must verify one ed-on-bls12-377 MSM.
+# (WebGPU on SwiftShader) through playwright-core, which must verify one MSM on each curve.
 # Usage: bash scripts/test-page.sh [log2 n, default 8]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,4 +21,6 @@ for _ in $(seq 50); do
     sleep 0.1
 done
 
-node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=ed-on-bls12-377&log=$log&autorun=1" /tmp/page.png
+for curve in ed-on-bls12-377 bls12-377; do
+    node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=$curve&log=$log&autorun=1" "/tmp/page-$curve.png"
+done

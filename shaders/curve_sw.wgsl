@@ -21,88 +21,89 @@ fn raw_is_identity(raw: RawPoint) -> bool {
 }
 
 fn stored_from_raw(raw: RawPoint) -> Stored {
-    return Stored(field_to_montgomery(field_from_words(raw.x)), field_to_montgomery(field_from_words(raw.y)));
+    let m = field_mul_x2(field_from_words(raw.x), R2_MOD_P, field_from_words(raw.y), R2_MOD_P);
+    return Stored(m.r[0], m.r[1]);
 }
 
 fn stored_negate(q: Stored) -> Stored {
     return Stored(q.x, field_neg(q.y));
 }
 
+// The multiplications are grouped into batches of independent products (field_mul_xK): with the
+// rolled multiplication each batch is one loop, and llvmpipe caps the loop iterations of an
+// invocation (see field_gen.rs), so fewer loops mean longer chains of additions per thread.
+
+// Second half shared by the three formulas: from t0 = 3·X1X2 (or 3·Y² for doubling), t1, t3, t4,
+// y3 = 3b·(…), z3 the products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3, z3 = z3·t4 + t0·t3.
+fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
+    let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
+    return Point(field_sub(m.r[1], m.r[0]), field_add(m.r[3], m.r[2]), field_add(m.r[5], m.r[4]));
+}
+
+// RCB algorithm 7.
 fn point_add(p: Point, q: Point) -> Point {
-    var t0 = field_mul(p.x, q.x);
-    var t1 = field_mul(p.y, q.y);
-    var t2 = field_mul(p.z, q.z);
-    var t3 = field_mul(field_add(p.x, p.y), field_add(q.x, q.y));
+    let m = field_mul_x6(
+        p.x, q.x, p.y, q.y, p.z, q.z,
+        field_add(p.x, p.y), field_add(q.x, q.y),
+        field_add(p.y, p.z), field_add(q.y, q.z),
+        field_add(p.x, p.z), field_add(q.x, q.z));
+    var t0 = m.r[0];
+    var t1 = m.r[1];
+    var t2 = m.r[2];
+    var t3 = m.r[3];
     var t4 = field_add(t0, t1);
     t3 = field_sub(t3, t4);
-    t4 = field_mul(field_add(p.y, p.z), field_add(q.y, q.z));
+    t4 = m.r[4];
     var x3 = field_add(t1, t2);
     t4 = field_sub(t4, x3);
-    x3 = field_mul(field_add(p.x, p.z), field_add(q.x, q.z));
+    x3 = m.r[5];
     var y3 = field_add(t0, t2);
     y3 = field_sub(x3, y3);
     x3 = field_add(t0, t0);
     t0 = field_add(x3, t0);
     t2 = mul_by_b3(t2);
-    var z3 = field_add(t1, t2);
+    let z3 = field_add(t1, t2);
     t1 = field_sub(t1, t2);
     y3 = mul_by_b3(y3);
-    x3 = field_mul(t4, y3);
-    t2 = field_mul(t3, t1);
-    x3 = field_sub(t2, x3);
-    y3 = field_mul(y3, t0);
-    t1 = field_mul(t1, z3);
-    y3 = field_add(t1, y3);
-    t0 = field_mul(t0, t3);
-    z3 = field_mul(z3, t4);
-    z3 = field_add(z3, t0);
-    return Point(x3, y3, z3);
+    return point_finish(t0, t1, t3, t4, y3, z3);
 }
 
-// p + q for an affine q that is not the identity (p may be).
+// p + q for an affine q that is not the identity (p may be). RCB algorithm 8.
 fn point_add_stored(p: Point, q: Stored) -> Point {
-    var t0 = field_mul(p.x, q.x);
-    var t1 = field_mul(p.y, q.y);
-    var t3 = field_mul(field_add(q.x, q.y), field_add(p.x, p.y));
+    let m = field_mul_x5(
+        p.x, q.x, p.y, q.y,
+        field_add(q.x, q.y), field_add(p.x, p.y),
+        q.y, p.z, q.x, p.z);
+    var t0 = m.r[0];
+    var t1 = m.r[1];
+    var t3 = m.r[2];
     var t4 = field_add(t0, t1);
     t3 = field_sub(t3, t4);
-    t4 = field_add(field_mul(q.y, p.z), p.y);
-    var y3 = field_add(field_mul(q.x, p.z), p.x);
-    var x3 = field_add(t0, t0);
+    t4 = field_add(m.r[3], p.y);
+    var y3 = field_add(m.r[4], p.x);
+    let x3 = field_add(t0, t0);
     t0 = field_add(x3, t0);
     var t2 = mul_by_b3(p.z);
-    var z3 = field_add(t1, t2);
+    let z3 = field_add(t1, t2);
     t1 = field_sub(t1, t2);
     y3 = mul_by_b3(y3);
-    x3 = field_mul(t4, y3);
-    t2 = field_mul(t3, t1);
-    x3 = field_sub(t2, x3);
-    y3 = field_mul(y3, t0);
-    t1 = field_mul(t1, z3);
-    y3 = field_add(t1, y3);
-    t0 = field_mul(t0, t3);
-    z3 = field_mul(z3, t4);
-    z3 = field_add(z3, t0);
-    return Point(x3, y3, z3);
+    return point_finish(t0, t1, t3, t4, y3, z3);
 }
 
+// RCB algorithm 9.
 fn point_double(p: Point) -> Point {
-    var t0 = field_square(p.y);
+    let m1 = field_mul_x4(p.y, p.y, p.y, p.z, p.z, p.z, p.x, p.y);
+    var t0 = m1.r[0];
     var z3 = field_double(field_double(field_double(t0)));
-    var t1 = field_mul(p.y, p.z);
-    var t2 = mul_by_b3(field_square(p.z));
-    var x3 = field_mul(t2, z3);
+    var t1 = m1.r[1];
+    var t2 = mul_by_b3(m1.r[2]);
     var y3 = field_add(t0, t2);
-    z3 = field_mul(t1, z3);
-    t1 = field_add(t2, t2);
-    t2 = field_add(t1, t2);
-    t0 = field_sub(t0, t2);
-    y3 = field_mul(t0, y3);
-    y3 = field_add(x3, y3);
-    t1 = field_mul(p.x, p.y);
-    x3 = field_mul(t0, t1);
-    x3 = field_double(x3);
-    return Point(x3, y3, z3);
+    let t1_2 = field_add(t2, t2);
+    let t2_3 = field_add(t1_2, t2);
+    t0 = field_sub(t0, t2_3);
+    let m2 = field_mul_x4(t2, z3, t1, z3, t0, y3, t0, m1.r[3]);
+    y3 = field_add(m2.r[0], m2.r[2]);
+    return Point(field_double(m2.r[3]), y3, m2.r[1]);
 }
 
 fn point_pack(p: Point) -> PointPacked {

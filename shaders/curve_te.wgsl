@@ -21,8 +21,9 @@ fn raw_is_identity(raw: RawPoint) -> bool {
 }
 
 fn stored_from_raw(raw: RawPoint) -> Stored {
-    let x = field_to_montgomery(field_from_words(raw.x));
-    let y = field_to_montgomery(field_from_words(raw.y));
+    let xy = field_mul_x2(field_from_words(raw.x), R2_MOD_P, field_from_words(raw.y), R2_MOD_P);
+    let x = xy.r[0];
+    let y = xy.r[1];
     return Stored(field_sub(y, x), field_add(y, x), field_mul(field_mul(x, y), D2));
 }
 
@@ -31,40 +32,51 @@ fn stored_negate(q: Stored) -> Stored {
     return Stored(q.y_plus_x, q.y_minus_x, field_neg(q.t2d));
 }
 
+// (E·F, G·H, E·H, F·G) as one batch of products (see field_mul_xK in field_gen.rs).
+fn point_finish(e: Field, f: Field, g: Field, h: Field) -> Point {
+    let m = field_mul_x4(e, f, g, h, e, h, f, g);
+    return Point(m.r[0], m.r[1], m.r[2], m.r[3]);
+}
+
 fn point_add(p: Point, q: Point) -> Point {
-    let a = field_mul(field_sub(p.y, p.x), field_sub(q.y, q.x));
-    let b = field_mul(field_add(p.y, p.x), field_add(q.y, q.x));
-    let c = field_mul(field_mul(p.t, q.t), D2);
-    let d = field_double(field_mul(p.z, q.z));
+    let m = field_mul_x4(field_sub(p.y, p.x), field_sub(q.y, q.x), field_add(p.y, p.x), field_add(q.y, q.x),
+        p.t, q.t, p.z, q.z);
+    let a = m.r[0];
+    let b = m.r[1];
+    let c = field_mul(m.r[2], D2);
+    let d = field_double(m.r[3]);
     let e = field_sub(b, a);
     let f = field_sub(d, c);
     let g = field_add(d, c);
     let h = field_add(b, a);
-    return Point(field_mul(e, f), field_mul(g, h), field_mul(e, h), field_mul(f, g));
+    return point_finish(e, f, g, h);
 }
 
 fn point_add_stored(p: Point, q: Stored) -> Point {
-    let a = field_mul(field_sub(p.y, p.x), q.y_minus_x);
-    let b = field_mul(field_add(p.y, p.x), q.y_plus_x);
-    let c = field_mul(p.t, q.t2d);
+    let m = field_mul_x3(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d);
+    let a = m.r[0];
+    let b = m.r[1];
+    let c = m.r[2];
     let d = field_double(p.z);
     let e = field_sub(b, a);
     let f = field_sub(d, c);
     let g = field_add(d, c);
     let h = field_add(b, a);
-    return Point(field_mul(e, f), field_mul(g, h), field_mul(e, h), field_mul(f, g));
+    return point_finish(e, f, g, h);
 }
 
 fn point_double(p: Point) -> Point {
-    let a = field_square(p.x);
-    let b = field_square(p.y);
-    let c = field_double(field_square(p.z));
-    let e = field_sub(field_sub(field_square(field_add(p.x, p.y)), a), b);
+    let s = field_add(p.x, p.y);
+    let m = field_mul_x4(p.x, p.x, p.y, p.y, p.z, p.z, s, s);
+    let a = m.r[0];
+    let b = m.r[1];
+    let c = field_double(m.r[2]);
+    let e = field_sub(field_sub(m.r[3], a), b);
     // With a = −1: D = −A, G = D + B, F = G − C, H = D − B.
     let g = field_sub(b, a);
     let f = field_sub(g, c);
     let h = field_neg(field_add(a, b));
-    return Point(field_mul(e, f), field_mul(g, h), field_mul(e, h), field_mul(f, g));
+    return point_finish(e, f, g, h);
 }
 
 fn point_pack(p: Point) -> PointPacked {

@@ -42,3 +42,14 @@ fn test_point_ops(@builtin(global_invocation_id) gid: vec3<u32>) {
     point_out[4u * i + 2u] = point_pack(point_add_stored(p, s));
     point_out[4u * i + 3u] = point_pack(point_add_stored(p, stored_negate(s)));
 }
+
+// One invocation adds raw_in[0], raw_in[1], … into one accumulator, writing every prefix
+// (dispatched as a single workgroup).
+@compute @workgroup_size(1)
+fn test_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = point_identity();
+    for (var k = 0u; k < arrayLength(&raw_in); k = k + 1u) {
+        acc = point_add_stored(acc, stored_from_raw(raw_in[k]));
+        point_out[k] = point_pack(acc);
+    }
+}

@@ -13,6 +13,7 @@ use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::run_stages;
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
 use crate::plan::Plan;
+use crate::wgsl::MulForm;
 use crate::MsmError;
 
 /// A WebGPU device ready to compute MSMs.
@@ -22,6 +23,7 @@ use crate::MsmError;
 /// concurrently; calls on the same curve take turns on its buffers.
 pub struct MsmContext {
     gpu: Gpu,
+    mul_form: MulForm,
     curves: Mutex<HashMap<TypeId, Arc<CurveRunner>>>,
 }
 
@@ -35,7 +37,20 @@ impl MsmContext {
     /// A context on the default (high-performance) adapter; [`MsmError::NoAdapter`] when there
     /// is none.
     pub async fn new() -> Result<Self, MsmError> {
-        Ok(MsmContext { gpu: Gpu::new().await?, curves: Mutex::new(HashMap::new()) })
+        let gpu = Gpu::new().await?;
+        let mul_form = MulForm::for_adapter(&gpu.info);
+        Ok(MsmContext { gpu, mul_form, curves: Mutex::new(HashMap::new()) })
+    }
+
+    /// A context whose shaders use `mul_form` whatever the adapter (tests of both forms).
+    #[doc(hidden)]
+    pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
+        Ok(MsmContext { gpu: Gpu::new().await?, mul_form, curves: Mutex::new(HashMap::new()) })
+    }
+
+    /// How this context generates field multiplication (chosen per adapter).
+    pub fn mul_form(&self) -> MulForm {
+        self.mul_form
     }
 
     /// Name, backend and device type of the adapter in use.
@@ -116,7 +131,7 @@ impl MsmContext {
         if let Some(runner) = self.curves.lock().map_err(poisoned)?.get(&key) {
             return Ok(runner.clone());
         }
-        let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec())).await?;
+        let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec(), self.mul_form)).await?;
         let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
         Ok(self.curves.lock().map_err(poisoned)?.entry(key).or_insert(runner).clone())
     }

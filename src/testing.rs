@@ -2,23 +2,33 @@
 
 use std::sync::OnceLock;
 
+use crate::wgsl::MulForm;
 use crate::MsmContext;
 
-/// The context shared by the GPU tests of one test binary, created on first use.
+/// The default context shared by the GPU tests of one test binary, created on first use.
 ///
 /// Without an adapter it prints `SKIPPED` and returns `None`, so a developer machine without a
 /// GPU still runs the CPU tests; with `CI=true` it panics instead, so CI can never pass by
 /// skipping the GPU.
 pub fn shared_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| match pollster::block_on(MsmContext::new()) {
-            Ok(ctx) => Some(ctx),
-            Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
-            Err(e) => {
-                eprintln!("SKIPPED: no GPU adapter ({e})");
-                None
-            }
-        })
-        .as_ref()
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()))).as_ref()
+}
+
+/// Like [`shared_context`], but with the rolled field multiplication whatever the adapter, so
+/// both forms are tested on every adapter (within llvmpipe's loop budget: small inputs only).
+pub fn shared_rolled_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
+}
+
+fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {
+    match result {
+        Ok(ctx) => Some(ctx),
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            None
+        }
+    }
 }

@@ -7,8 +7,10 @@ use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
 use webgpu_msm::limbs::{from_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery, LIMB_BITS};
-use webgpu_msm::wgsl::{compose, Stage};
+use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveSpec, GpuCurve};
+
+const FORMS: [MulForm; 2] = [MulForm::Unrolled, MulForm::ROLLED];
 
 fn specs() -> [&'static CurveSpec; 2] {
     [G1Affine::spec(), EdwardsAffine::spec()]
@@ -16,14 +18,14 @@ fn specs() -> [&'static CurveSpec; 2] {
 
 #[test]
 fn every_composed_shader_validates_with_naga() {
-    for spec in specs() {
+    for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
         for stage in Stage::ALL {
-            let source = compose(spec, stage);
+            let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source)
-                .unwrap_or_else(|e| panic!("{} {:?}: {}", spec.name, stage, e.emit_to_string(&source)));
+                .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
             naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
                 .validate(&module)
-                .unwrap_or_else(|e| panic!("{} {:?}: {}", spec.name, stage, e.emit_to_string(&source)));
+                .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
         }
     }
 }
@@ -32,8 +34,8 @@ fn every_composed_shader_validates_with_naga() {
 /// slower on the software GPUs, and spill on real ones.
 #[test]
 fn generated_big_integer_code_indexes_limbs_only_by_literals() {
-    for spec in specs() {
-        let field = webgpu_msm::wgsl::field_gen::field_module(spec);
+    for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
+        let field = webgpu_msm::wgsl::field_gen::field_module(spec, form);
         let mut rest = field.as_str();
         let mut indexed = 0;
         while let Some(at) = rest.find(".l[").or_else(|| rest.find(".w[")) {

@@ -1,7 +1,7 @@
 //! The compute pipelines of one curve, compiled once per context and reused by every call.
 
 use crate::curve::CurveSpec;
-use crate::wgsl::{compose, Stage};
+use crate::wgsl::{compose, MulForm, Stage};
 
 /// One compute pipeline per entry point of the MSM stages.
 pub struct CurvePipelines {
@@ -21,13 +21,14 @@ pub struct CurvePipelines {
 pub fn stage_pipelines<const K: usize>(
     device: &wgpu::Device,
     spec: &CurveSpec,
+    form: MulForm,
     stage: Stage,
     entry_points: [&str; K],
 ) -> [wgpu::ComputePipeline; K] {
     let label = format!("{} {}", spec.name, stage.file());
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(compose(spec, stage).into()),
+        source: wgpu::ShaderSource::Wgsl(compose(spec, stage, form).into()),
     });
     entry_points.map(|entry| {
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -43,13 +44,13 @@ pub fn stage_pipelines<const K: usize>(
 
 impl CurvePipelines {
     /// Compiles every stage of the pipeline for `spec`.
-    pub fn new(device: &wgpu::Device, spec: &CurveSpec) -> Self {
+    pub fn new(device: &wgpu::Device, spec: &CurveSpec, form: MulForm) -> Self {
         let [convert_and_decompose] =
-            stage_pipelines(device, spec, Stage::ConvertAndDecompose, ["convert_and_decompose"]);
+            stage_pipelines(device, spec, form, Stage::ConvertAndDecompose, ["convert_and_decompose"]);
         let [scan_bucket_counts, scatter_entries] =
-            stage_pipelines(device, spec, Stage::Transpose, ["scan_bucket_counts", "scatter_entries"]);
-        let [smvp] = stage_pipelines(device, spec, Stage::Smvp, ["smvp"]);
-        let [bucket_reduce] = stage_pipelines(device, spec, Stage::BucketReduce, ["bucket_reduce"]);
+            stage_pipelines(device, spec, form, Stage::Transpose, ["scan_bucket_counts", "scatter_entries"]);
+        let [smvp] = stage_pipelines(device, spec, form, Stage::Smvp, ["smvp"]);
+        let [bucket_reduce] = stage_pipelines(device, spec, form, Stage::BucketReduce, ["bucket_reduce"]);
         CurvePipelines { convert_and_decompose, scan_bucket_counts, scatter_entries, smvp, bucket_reduce }
     }
 }

@@ -18,7 +18,7 @@ use crate::plan::Plan;
 use crate::wgsl::Stage;
 use crate::MsmContext;
 
-use crate::testing::shared_context as context;
+use crate::testing::{shared_context, shared_rolled_context};
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)
@@ -59,7 +59,7 @@ fn run_test_kernel<G: GpuCurve>(
 ) -> Vec<u32> {
     use wgpu::util::DeviceExt;
     let gpu = ctx.gpu();
-    let [pipeline] = stage_pipelines(&gpu.device, G::spec(), Stage::TestOps, [entry]);
+    let [pipeline] = stage_pipelines(&gpu.device, G::spec(), ctx.mul_form(), Stage::TestOps, [entry]);
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let buffers: Vec<(u32, wgpu::Buffer)> = inputs
         .iter()
@@ -95,18 +95,18 @@ fn run_test_kernel<G: GpuCurve>(
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(threads.div_ceil(64), 1, 1);
+        pass.dispatch_workgroups(threads.div_ceil(64).max(1), 1, 1);
     }
     gpu.queue.submit([encoder.finish()]);
     let out = &buffers.last().expect("output buffer").1;
     pollster::block_on(gpu.read_words(out, output.1 as u64 * 4)).expect("readback")
 }
 
-fn field_ops_match_arkworks<G: GpuCurve>()
+fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>)
 where
     G::BaseField: PrimeField,
 {
-    let Some(ctx) = context() else { return };
+    let Some(ctx) = ctx else { return };
     let spec = G::spec();
     let m = &spec.field;
     let mut rng = StdRng::seed_from_u64(7);
@@ -137,16 +137,18 @@ use ark_ff::BigInteger;
 
 #[test]
 fn gpu_field_ops_match_arkworks_bls12_377() {
-    field_ops_match_arkworks::<G1Affine>();
+    field_ops_match_arkworks::<G1Affine>(shared_context());
+    field_ops_match_arkworks::<G1Affine>(shared_rolled_context());
 }
 
 #[test]
 fn gpu_field_ops_match_arkworks_ed_on_bls12_377() {
-    field_ops_match_arkworks::<EdwardsAffine>();
+    field_ops_match_arkworks::<EdwardsAffine>(shared_context());
+    field_ops_match_arkworks::<EdwardsAffine>(shared_rolled_context());
 }
 
-fn curve_ops_match_arkworks<G: GpuCurve>() {
-    let Some(ctx) = context() else { return };
+fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
+    let Some(ctx) = ctx else { return };
     let spec = G::spec();
     let mut rng = StdRng::seed_from_u64(8);
     let random = |rng: &mut StdRng| G::Group::rand(rng).into_affine();
@@ -182,18 +184,20 @@ fn curve_ops_match_arkworks<G: GpuCurve>() {
 
 #[test]
 fn gpu_curve_ops_match_arkworks_bls12_377() {
-    curve_ops_match_arkworks::<G1Affine>();
+    curve_ops_match_arkworks::<G1Affine>(shared_context());
+    curve_ops_match_arkworks::<G1Affine>(shared_rolled_context());
 }
 
 #[test]
 fn gpu_curve_ops_match_arkworks_ed_on_bls12_377() {
-    curve_ops_match_arkworks::<EdwardsAffine>();
+    curve_ops_match_arkworks::<EdwardsAffine>(shared_context());
+    curve_ops_match_arkworks::<EdwardsAffine>(shared_rolled_context());
 }
 
 /// Runs the full pipeline once and checks every stage's output buffer against its CPU model
 /// applied to the GPU's own input to that stage.
-fn stages_match_cpu_models<G: GpuCurve>(n: usize, window_bits: Option<u32>) {
-    let Some(ctx) = context() else { return };
+fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, window_bits: Option<u32>) {
+    let Some(ctx) = ctx else { return };
     let spec = G::spec();
     let mut rng = StdRng::seed_from_u64(9 + n as u64);
     let mut points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
@@ -278,12 +282,57 @@ use ark_ec::VariableBaseMSM;
 
 #[test]
 fn gpu_stages_match_cpu_models_bls12_377() {
-    stages_match_cpu_models::<G1Affine>(700, None);
-    stages_match_cpu_models::<G1Affine>(65, Some(4));
+    stages_match_cpu_models::<G1Affine>(shared_context(), 700, None);
+    stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4));
+    stages_match_cpu_models::<G1Affine>(shared_rolled_context(), 700, None);
 }
 
 #[test]
 fn gpu_stages_match_cpu_models_ed_on_bls12_377() {
-    stages_match_cpu_models::<EdwardsAffine>(700, None);
-    stages_match_cpu_models::<EdwardsAffine>(65, Some(4));
+    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 700, None);
+    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 65, Some(4));
+    stages_match_cpu_models::<EdwardsAffine>(shared_rolled_context(), 700, None);
+}
+
+/// One invocation adds 1000 random points in sequence and writes every prefix: long chains are
+/// where per-invocation driver limits (llvmpipe's loop budget) show; each prefix must match.
+fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
+    let Some(ctx) = ctx else { return };
+    let spec = G::spec();
+    let n = 1000;
+    let mut rng = StdRng::seed_from_u64(5);
+    let points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
+    let mut raw_in = Vec::new();
+    points.iter().for_each(|q| q.push_words(&mut raw_in));
+    let point_words = spec.point_coords() * spec.packed_words();
+    let out = run_test_kernel::<G>(ctx, "test_chain", &[(3, &raw_in)], (4, n * point_words), 1);
+    let mut acc = G::Group::zero();
+    let mut wrong = Vec::new();
+    for (k, q) in points.iter().enumerate() {
+        acc += q;
+        let got = decode_points::<G>(&out[k * point_words..(k + 1) * point_words]);
+        if got.as_ref().map(|g| g[0] != acc).unwrap_or(true) {
+            wrong.push(k);
+        }
+    }
+    let form = ctx.mul_form();
+    assert!(
+        wrong.is_empty(),
+        "{} {form:?}: {} wrong prefixes, first {:?}",
+        spec.name,
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+}
+
+#[test]
+fn gpu_chain_matches_arkworks_bls12_377() {
+    chain_matches_arkworks::<G1Affine>(shared_context());
+    chain_matches_arkworks::<G1Affine>(shared_rolled_context());
+}
+
+#[test]
+fn gpu_chain_matches_arkworks_ed_on_bls12_377() {
+    chain_matches_arkworks::<EdwardsAffine>(shared_context());
+    chain_matches_arkworks::<EdwardsAffine>(shared_rolled_context());
 }

@@ -6,7 +6,7 @@
 
 use crate::curve::{CurveModel, CurveSpec};
 
-use super::field_gen;
+use super::field_gen::{self, MulForm};
 
 /// A compute stage of the pipeline; each has one template file and one or more entry points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,10 +50,10 @@ impl Stage {
     }
 }
 
-fn module(name: &str, spec: &CurveSpec) -> Option<String> {
+fn module(name: &str, spec: &CurveSpec, form: MulForm) -> Option<String> {
     Some(match name {
         "common" => include_str!("../../shaders/common.wgsl").to_string(),
-        "field" => field_gen::field_module(spec) + include_str!("../../shaders/field.wgsl"),
+        "field" => field_gen::field_module(spec, form) + include_str!("../../shaders/field.wgsl"),
         "curve" => match spec.model {
             CurveModel::ShortWeierstrassA0 { .. } => include_str!("../../shaders/curve_sw.wgsl"),
             CurveModel::TwistedEdwardsAMinus1 { .. } => include_str!("../../shaders/curve_te.wgsl"),
@@ -63,15 +63,15 @@ fn module(name: &str, spec: &CurveSpec) -> Option<String> {
     })
 }
 
-/// The complete WGSL source of `stage` for the curve `spec`.
-pub fn compose(spec: &CurveSpec, stage: Stage) -> String {
-    let mut out = format!("// {} for {}, composed by src/wgsl/compose.rs.\n", stage.file(), spec.name);
+/// The complete WGSL source of `stage` for the curve `spec`, with `field_mul` in `form`.
+pub fn compose(spec: &CurveSpec, stage: Stage, form: MulForm) -> String {
+    let mut out = format!("// {} for {} ({form:?}), composed by src/wgsl/compose.rs.\n", stage.file(), spec.name);
     let mut imported = Vec::new();
-    expand(stage.template(), spec, &mut imported, &mut out);
+    expand(stage.template(), spec, form, &mut imported, &mut out);
     out
 }
 
-fn expand(text: &str, spec: &CurveSpec, imported: &mut Vec<String>, out: &mut String) {
+fn expand(text: &str, spec: &CurveSpec, form: MulForm, imported: &mut Vec<String>, out: &mut String) {
     for line in text.lines() {
         match line.trim().strip_prefix("#import ") {
             Some(name) => {
@@ -80,8 +80,8 @@ fn expand(text: &str, spec: &CurveSpec, imported: &mut Vec<String>, out: &mut St
                     continue;
                 }
                 imported.push(name.to_string());
-                let body = module(name, spec).unwrap_or_else(|| panic!("unknown WGSL module {name}"));
-                expand(&body, spec, imported, out);
+                let body = module(name, spec, form).unwrap_or_else(|| panic!("unknown WGSL module {name}"));
+                expand(&body, spec, form, imported, out);
             }
             None => {
                 out.push_str(line);

@@ -11,6 +11,36 @@ use num_bigint::BigUint;
 use crate::curve::{CurveModel, CurveSpec};
 use crate::limbs::{to_limbs, LIMB_BITS, LIMB_MASK};
 
+/// How `field_mul` is generated; both compute the same function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MulForm {
+    /// N² straight-line statements: no loops at all. Large shaders, slow first compile, but the
+    /// only form that fits llvmpipe's per-invocation loop budget for long bucket chains.
+    Unrolled,
+    /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N), with
+    /// `field_mul_xK` advancing K independent products per loop: ~8× faster to compile, about
+    /// the same speed, and the form SwiftShader's compiler can take for 30-limb fields.
+    Rolled {
+        /// Montgomery rounds per loop iteration.
+        rounds: usize,
+    },
+}
+
+impl MulForm {
+    /// The default rolled form: 5 rounds per iteration (divides both 20 and 30 limbs).
+    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5 };
+
+    /// The form for an adapter: unrolled on llvmpipe (lavapipe), whose 65535-iteration loop
+    /// budget per invocation a rolled form would exhaust on long buckets; rolled elsewhere.
+    pub fn for_adapter(info: &wgpu::AdapterInfo) -> Self {
+        if info.name.contains("llvmpipe") {
+            MulForm::Unrolled
+        } else {
+            MulForm::ROLLED
+        }
+    }
+}
+
 /// Collects WGSL lines.
 #[derive(Default)]
 struct Code(String);
@@ -33,7 +63,7 @@ fn field_const(name: &str, doc: &str, value: &BigUint, n: usize) -> String {
 }
 
 /// The generated "field" module: constants, types and straight-line arithmetic.
-pub fn field_module(spec: &CurveSpec) -> String {
+pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     let f = &spec.field;
     let n = f.limbs;
     let mut out = String::new();
@@ -62,7 +92,11 @@ pub fn field_module(spec: &CurveSpec) -> String {
     out += &field_const("FIELD_ONE", "1 in Montgomery form: R mod p", &f.r_mod_p, n);
     out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, n);
     out += &curve_constants(spec);
-    for gen in [reduce_once, add, sub, mul, pack, unpack, from_words, words_tests] {
+    for gen in [reduce_once, add, sub] {
+        out += &gen(spec);
+    }
+    out += &mul(spec, form);
+    for gen in [pack, unpack, from_words, words_tests] {
         out += &gen(spec);
     }
     out
@@ -173,16 +207,24 @@ fn sub(spec: &CurveSpec) -> String {
 /// with N ≤ 30 rounds the u32 accumulators never overflow and carries are resolved only once,
 /// at the end. `cpu_model::mont_mul_limbs` runs the same sequence with overflow checks.
 ///
-/// Fully unrolled (N² statements). Drivers inline every call, so shader size, and compile time
-/// on first use, grows with the call sites: uncached lavapipe compiles ed-on-bls12-377's
-/// pipeline in ~25 s and bls12-377's in ~200 s (Mesa's shader cache makes later runs ~2 s).
-/// A rolled variant (a loop shifting the limbs of `a`, two rounds per iteration) compiled 6×
-/// faster at 4% more run time, but on lavapipe a chain of 1000 bls12-377 mixed additions in one
-/// invocation went wrong at step 162 while the same addition on the same inputs, alone, and
-/// 50,000 random multiplications were right, and every limb stayed normalized: a miscompile
-/// of the looped form in that driver, so the crate keeps the unrolled form.
-fn mul(spec: &CurveSpec) -> String {
+/// Drivers inline every call, so the unrolled form's shader size, and compile time on first use,
+/// grows with the call sites (uncached lavapipe: bls12-377's pipeline ~40–200 s; SwiftShader's
+/// Subzero crashes on it). The rolled form ([`MulForm::Rolled`]) compiles ~8× faster at about
+/// the same speed, but llvmpipe/lavapipe (gallivm `lp_exec_endloop`) gives each invocation a
+/// budget of 65535 loop back-edges, counted over all loops and never reset; once spent, every
+/// loop silently exits after one iteration. Each rolled loop spends N/rounds of it, which caps a
+/// thread at about 65535 / (2·N/rounds + 1) mixed additions there; the unrolled form spends
+/// only the kernels' own loop iterations. [`MulForm::for_adapter`] picks accordingly.
+fn mul(spec: &CurveSpec, form: MulForm) -> String {
     let n = spec.field.limbs;
+    if let MulForm::Rolled { rounds: u } = form {
+        assert!(u > 0 && u < n && n % u == 0, "rounds per iteration must divide the {n} limbs");
+        let mut out = mul_rolled(n, u, 1);
+        for k in 2..=MAX_BATCH {
+            out += &mul_rolled(n, u, k);
+        }
+        return out;
+    }
     let mut c = Code::default();
     c.line(0, "fn field_mul(a: Field, b: Field) -> Field {");
     for j in 0..n - 1 {
@@ -211,6 +253,88 @@ fn mul(spec: &CurveSpec) -> String {
     let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{j} & LIMB_MASK")).collect();
     limbs.push(format!("u{} >> LIMB_BITS", n - 2));
     c.line(1, format!("return field_reduce_once({});", field_literal(limbs, n)));
+    c.line(0, "}");
+    for k in 2..=MAX_BATCH {
+        c.0 += &batch_struct(k);
+        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", batch_params(k)));
+        let calls: Vec<String> = (0..k).map(|i| format!("field_mul(a{i}, b{i})")).collect();
+        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", calls.join(", ")));
+        c.line(0, "}");
+    }
+    c.0
+}
+
+/// Largest number of independent products one `field_mul_xK` call computes.
+const MAX_BATCH: usize = 6;
+
+fn batch_struct(k: usize) -> String {
+    format!("struct FieldX{k} {{ r: array<Field, {k}> }}\n")
+}
+
+fn batch_params(k: usize) -> String {
+    let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
+    params.join(", ")
+}
+
+/// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i) with the rounds rolled
+/// into a loop of N/u iterations, u rounds each, all k products advancing together.
+fn mul_rolled(n: usize, u: usize, k: usize) -> String {
+    let mut c = Code::default();
+    let (name, params, ret) = if k == 1 {
+        ("field_mul".to_string(), "a0: Field, b0: Field".to_string(), "Field".to_string())
+    } else {
+        c.0 += &batch_struct(k);
+        (format!("field_mul_x{k}"), batch_params(k), format!("FieldX{k}"))
+    };
+    c.line(0, format!("fn {name}({params}) -> {ret} {{"));
+    for i in 0..k {
+        for j in 0..n {
+            c.line(1, format!("var a{i}_{j}: u32 = a{i}.l[{j}];"));
+        }
+        for j in 0..n - 1 {
+            c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
+        }
+    }
+    // Break at the bottom: llvmpipe counts every back-edge against a per-invocation budget.
+    c.line(1, "var k = 0u;");
+    c.line(1, "loop {");
+    for r in 0..u {
+        for i in 0..k {
+            c.line(2, "{");
+            c.line(3, format!("let x = t{i}_0 + a{i}_{r} * b{i}.l[0];"));
+            c.line(3, "let m = (x * MU) & LIMB_MASK;");
+            c.line(3, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
+            for j in 1..n {
+                let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
+                let carry = if j == 1 { " + carry" } else { "" };
+                c.line(3, format!("t{i}_{} = {prev}a{i}_{r} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
+            }
+            c.line(2, "}");
+        }
+    }
+    for i in 0..k {
+        for j in 0..n - u {
+            c.line(2, format!("a{i}_{j} = a{i}_{};", j + u));
+        }
+    }
+    c.line(2, format!("k = k + {u}u;"));
+    c.line(2, "if (k >= LIMBS) { break; }");
+    c.line(1, "}");
+    let mut results = Vec::new();
+    for i in 0..k {
+        for j in 0..n - 1 {
+            let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
+            c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
+        }
+        let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
+        limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
+        results.push(format!("field_reduce_once({})", field_literal(limbs, n)));
+    }
+    if k == 1 {
+        c.line(1, format!("return {};", results[0]));
+    } else {
+        c.line(1, format!("return {ret}(array<Field, {k}>({}));", results.join(", ")));
+    }
     c.line(0, "}");
     c.0
 }

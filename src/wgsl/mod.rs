@@ -5,3 +5,4 @@ pub mod compose;
 pub mod field_gen;
 
 pub use compose::{compose, Stage};
+pub use field_gen::MulForm;
