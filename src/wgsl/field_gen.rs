@@ -218,7 +218,7 @@ fn sub(spec: &CurveSpec) -> String {
 fn mul(spec: &CurveSpec, form: MulForm) -> String {
     let n = spec.field.limbs;
     if let MulForm::Rolled { rounds: u } = form {
-        assert!(u > 0 && u < n && n % u == 0, "rounds per iteration must divide the {n} limbs");
+        assert!(u > 0 && u < n && n.is_multiple_of(u), "rounds per iteration must divide the {n} limbs");
         let mut out = mul_rolled(n, u, 1);
         for k in 2..=MAX_BATCH {
             out += &mul_rolled(n, u, k);
