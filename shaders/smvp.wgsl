@@ -12,6 +12,8 @@
 @group(0) @binding(4) var<storage, read> points: array<StoredPacked>;
 // buckets[w·h + b − 1]: the sum of bucket b of window w.
 @group(0) @binding(5) var<storage, read_write> buckets: array<PointPacked>;
+// [0]: the size of the largest bucket over params.max_bucket_entries (0 if none).
+@group(0) @binding(6) var<storage, read_write> bucket_overflow: array<atomic<u32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn smvp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -20,8 +22,14 @@ fn smvp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     var acc = point_identity();
+    let start = bucket_starts[j];
     let end = bucket_ends[j];
-    for (var e = bucket_starts[j]; e < end; e = e + 1u) {
+    if (end - start > params.max_bucket_entries) {
+        atomicMax(&bucket_overflow[0], end - start);
+        buckets[j] = point_pack(acc);
+        return;
+    }
+    for (var e = start; e < end; e = e + 1u) {
         let entry = entries[e];
         var q = stored_unpack(points[entry & ENTRY_INDEX_MASK]);
         if ((entry & DIGIT_NEGATIVE) != 0u) {

@@ -13,6 +13,7 @@ use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::run_stages;
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
 use crate::plan::Plan;
+use crate::wgsl::field_gen::has_loop_budget;
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
@@ -46,6 +47,23 @@ impl MsmContext {
     #[doc(hidden)]
     pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
         Ok(MsmContext { gpu: Gpu::new().await?, mul_form, curves: Mutex::new(HashMap::new()) })
+    }
+
+    /// Most points one bucket-accumulation thread may add on this adapter. llvmpipe (lavapipe)
+    /// ends every loop of an invocation after 65535 back-edges in all; a rolled multiplication
+    /// spends N/rounds per product batch, two batches per addition. Elsewhere: no limit.
+    pub fn max_bucket_entries<G: GpuCurve>(&self) -> u32 {
+        const LLVMPIPE_LOOP_BUDGET: u32 = 65_535;
+        // Headroom for the kernel's other loops.
+        const RESERVED: u32 = 535;
+        if !has_loop_budget(&self.gpu.info) {
+            return u32::MAX;
+        }
+        let per_addition = match self.mul_form {
+            MulForm::Unrolled => 1,
+            MulForm::Rolled { rounds } => 1 + 2 * (G::spec().field.limbs / rounds) as u32,
+        };
+        (LLVMPIPE_LOOP_BUDGET - RESERVED) / per_addition
     }
 
     /// How this context generates field multiplication (chosen per adapter).
@@ -95,7 +113,8 @@ impl MsmContext {
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let plan = Plan::choose(n as u32, scalar_bits);
+        let mut plan = Plan::choose(n as u32, scalar_bits);
+        plan.max_bucket_entries = self.max_bucket_entries::<G>();
         let partials = self.run::<G>(&plan, raw_points, raw_scalars).await?;
         Ok(combine_windows(&partials, &plan))
     }
@@ -120,9 +139,13 @@ impl MsmContext {
         }
         let workspace = workspace.as_ref().expect("workspace was just created");
         let partial_bytes = plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words() * 4) as u64;
-        let words =
+        let output =
             run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes).await?;
-        decode_points::<G>(&words)
+        if output.overflow != 0 {
+            let max = plan.max_bucket_entries as usize;
+            return Err(MsmError::BucketTooLarge { entries: output.overflow as usize, max });
+        }
+        decode_points::<G>(&output.partials)
     }
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.

@@ -29,7 +29,9 @@ pub struct Plan {
     pub segments: u32,
     /// Buckets per reduction thread, h / T.
     pub segment_len: u32,
-    _pad: [u32; 2],
+    /// Most points one bucket-accumulation thread may add on this adapter (`u32::MAX`: no limit).
+    pub max_bucket_entries: u32,
+    _pad: u32,
 }
 
 impl Plan {
@@ -44,7 +46,8 @@ impl Plan {
             num_buckets,
             segments,
             segment_len: num_buckets / segments,
-            _pad: [0; 2],
+            max_bucket_entries: u32::MAX,
+            _pad: 0,
         }
     }
 

@@ -9,7 +9,7 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{GpuCurve, MsmContext, MsmError};
 
-use webgpu_msm::testing::shared_context as context;
+use webgpu_msm::testing::{shared_context as context, shared_rolled_context};
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
     let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(rng)).collect();
@@ -142,4 +142,35 @@ fn default_context_computes_the_same_result() {
 fn context_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<MsmContext>();
+}
+
+/// A bucket larger than one GPU thread can sum on this adapter (llvmpipe's loop budget) gives
+/// `BucketTooLarge`, never a wrong result; where there is no limit the result is right.
+fn oversized_bucket_is_an_error_not_a_wrong_answer<G: GpuCurve>() {
+    let Some(ctx) = shared_rolled_context() else { return };
+    let limit = ctx.max_bucket_entries::<G>() as usize;
+    let n = if limit == u32::MAX as usize { 8000 } else { limit + 100 };
+    let mut rng = StdRng::seed_from_u64(5);
+    let points = vec![random_points::<G>(1, &mut rng)[0]; n];
+    let scalars = vec![G::ScalarField::from(1u64); n]; // all n points in bucket 1 of window 0
+    let got = pollster::block_on(ctx.msm(&points, &scalars));
+    if limit == u32::MAX as usize {
+        assert_eq!(got, Ok(G::Group::msm(&points, &scalars).expect("same lengths")));
+    } else {
+        assert_eq!(got, Err(MsmError::BucketTooLarge { entries: n, max: limit }));
+        // The default context on the same adapter has room for it.
+        let default = context().expect("adapter");
+        assert!(default.max_bucket_entries::<G>() as usize > n);
+        check(default, "bucket of thousands of points", &points, &scalars);
+    }
+}
+
+#[test]
+fn bls12_377_oversized_bucket_is_an_error_not_a_wrong_answer() {
+    oversized_bucket_is_an_error_not_a_wrong_answer::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_oversized_bucket_is_an_error_not_a_wrong_answer() {
+    oversized_bucket_is_an_error_not_a_wrong_answer::<EdwardsAffine>();
 }

@@ -23,8 +23,19 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
     }
 }
 
-/// Uploads the inputs, runs stages 1–4 and returns the packed words of the per-segment partial
-/// sums (`plan.total_segments()` points). The workspace keeps every intermediate buffer.
+/// Bytes of the bucket-overflow word as read back (the minimum buffer size).
+const OVERFLOW_BYTES: u64 = 16;
+
+/// What one GPU run reads back.
+pub struct RunOutput {
+    /// Packed words of the per-segment partial sums (`plan.total_segments()` points).
+    pub partials: Vec<u32>,
+    /// The largest bucket over `plan.max_bucket_entries`, or 0: then `partials` are not valid.
+    pub overflow: u32,
+}
+
+/// Uploads the inputs, runs stages 1–4 and reads back the partial sums and the overflow word.
+/// The workspace keeps every intermediate buffer.
 pub async fn run_stages(
     gpu: &Gpu,
     pipelines: &CurvePipelines,
@@ -33,7 +44,7 @@ pub async fn run_stages(
     raw_points: &[u32],
     raw_scalars: &[u32],
     partials_bytes: u64,
-) -> Result<Vec<u32>, MsmError> {
+) -> Result<RunOutput, MsmError> {
     let staging = gpu
         .capture(|| {
             let queue = &gpu.queue;
@@ -43,6 +54,7 @@ pub async fn run_stages(
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
             let counts_bytes = plan.total_buckets() as u64 * 4;
             encoder.clear_buffer(workspace.buffer(Buffer::BucketCounts), 0, Some(counts_bytes));
+            encoder.clear_buffer(workspace.buffer(Buffer::BucketOverflow), 0, None);
             let stages: [(&wgpu::ComputePipeline, (u32, u32)); 5] = [
                 (&pipelines.convert_and_decompose, dispatch_size(plan.n)),
                 (&pipelines.scan_bucket_counts, (plan.num_windows, 1)),
@@ -59,14 +71,19 @@ pub async fn run_stages(
             }
             let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("partials readback"),
-                size: partials_bytes,
+                size: partials_bytes + OVERFLOW_BYTES,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), 0, &staging, 0, partials_bytes);
+            let overflow = workspace.buffer(Buffer::BucketOverflow);
+            encoder.copy_buffer_to_buffer(overflow, 0, &staging, partials_bytes, OVERFLOW_BYTES);
             gpu.queue.submit([encoder.finish()]);
             staging
         })
         .await?;
-    gpu.map_and_read(&staging).await
+    let mut words = gpu.map_and_read(&staging).await?;
+    let overflow = words[(partials_bytes / 4) as usize];
+    words.truncate((partials_bytes / 4) as usize);
+    Ok(RunOutput { partials: words, overflow })
 }

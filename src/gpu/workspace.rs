@@ -28,11 +28,13 @@ pub enum Buffer {
     Buckets,
     /// Per-segment reduction results, read back by the host.
     Partials,
+    /// One word: the largest bucket over the adapter's per-thread limit, read back too.
+    BucketOverflow,
 }
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 10] = [
+    pub const ALL: [Buffer; 11] = [
         Buffer::Params,
         Buffer::RawPoints,
         Buffer::RawScalars,
@@ -43,12 +45,13 @@ impl Buffer {
         Buffer::Entries,
         Buffer::Buckets,
         Buffer::Partials,
+        Buffer::BucketOverflow,
     ];
 }
 
 /// Byte sizes of every buffer for a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BufferSizes([u64; 10]);
+pub struct BufferSizes([u64; 11]);
 
 impl BufferSizes {
     /// What `plan` needs on the curve `spec`.
@@ -66,6 +69,7 @@ impl BufferSizes {
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
             Buffer::Buckets => plan.total_buckets() as u64 * point,
             Buffer::Partials => plan.total_segments() as u64 * point,
+            Buffer::BucketOverflow => 4,
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes(sizes.map(|s| s.max(16)))
@@ -170,7 +174,15 @@ impl Workspace {
             bind(&pipelines.scatter_entries, &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)]),
             bind(
                 &pipelines.smvp,
-                &[(0, Params), (1, BucketStarts), (2, BucketCounts), (3, Entries), (4, Points), (5, Buckets)],
+                &[
+                    (0, Params),
+                    (1, BucketStarts),
+                    (2, BucketCounts),
+                    (3, Entries),
+                    (4, Points),
+                    (5, Buckets),
+                    (6, BucketOverflow),
+                ],
             ),
             bind(&pipelines.bucket_reduce, &[(0, Params), (1, Buckets), (2, Partials)]),
         ];

@@ -33,12 +33,18 @@ impl MulForm {
     /// The form for an adapter: unrolled on llvmpipe (lavapipe), whose 65535-iteration loop
     /// budget per invocation a rolled form would exhaust on long buckets; rolled elsewhere.
     pub fn for_adapter(info: &wgpu::AdapterInfo) -> Self {
-        if info.name.contains("llvmpipe") {
+        if has_loop_budget(info) {
             MulForm::Unrolled
         } else {
             MulForm::ROLLED
         }
     }
+}
+
+/// Whether the adapter is llvmpipe (Mesa's lavapipe), which ends every loop of a shader
+/// invocation once 65535 loop back-edges have been spent in it.
+pub fn has_loop_budget(info: &wgpu::AdapterInfo) -> bool {
+    info.name.contains("llvmpipe")
 }
 
 /// Collects WGSL lines.
