@@ -1,5 +1,6 @@
 // Loads the demo page in headless Chromium (WebGPU on SwiftShader), waits for the autorun to
-// finish and checks the verified result. Usage: node scripts/page-test.mjs URL [SCREENSHOT]
+// finish and checks the verified result. Usage: node scripts/page-test.mjs URL [SCREENSHOT] [--no-webgpu]
+// With --no-webgpu, Chromium starts without WebGPU and the page must report "WebGPU unavailable".
 import { createRequire } from "node:module";
 
 const require = createRequire(new URL("../www/package.json", import.meta.url));
@@ -7,6 +8,7 @@ const { chromium } = require("playwright-core");
 
 const url = process.argv[2];
 const screenshot = process.argv[3] ?? "/tmp/page.png";
+const noWebGpu = process.argv.includes("--no-webgpu");
 const TIMEOUT_MS = 10 * 60 * 1000;
 
 const browser = await chromium.launch({
@@ -14,10 +16,9 @@ const browser = await chromium.launch({
   headless: true,
   args: [
     "--no-sandbox",
-    "--enable-unsafe-webgpu",
-    "--enable-features=Vulkan",
-    "--use-angle=swiftshader",
-    "--use-vulkan=swiftshader",
+    ...(noWebGpu
+      ? ["--disable-features=WebGPU,Vulkan"]
+      : ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader", "--use-vulkan=swiftshader"]),
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
@@ -41,7 +42,11 @@ try {
   console.log(`page test: screenshot ${screenshot}`);
   const result = JSON.parse(text);
   console.log(`page test: result ${JSON.stringify(result)}`);
-  if (status !== "done") failure = `status is ${status}: ${result.error}`;
+  if (noWebGpu) {
+    if (status !== "error" || !String(result.error).includes("WebGPU unavailable")) {
+      failure = `expected a "WebGPU unavailable" error, got status ${status}: ${result.error}`;
+    }
+  } else if (status !== "done") failure = `status is ${status}: ${result.error}`;
   else if (result.verified !== true) failure = "result is not verified";
   else if (!result.adapter?.trim() || !result.backend?.trim()) failure = "adapter or backend is empty";
   else if (!(result.gpuColdMs > 0 && result.gpuWarmMs > 0 && result.cpuMs >= 0)) failure = "missing timings";

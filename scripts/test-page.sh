@@ -24,3 +24,5 @@ done
 for curve in ed-on-bls12-377 bls12-377; do
     node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=$curve&log=$log&autorun=1" "/tmp/page-$curve.png"
 done
+# Without WebGPU the page must say so (the rejected promise's message), not fail silently.
+node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=ed-on-bls12-377&log=$log&autorun=1" /tmp/page-no-webgpu.png --no-webgpu
