@@ -223,76 +223,45 @@ fn sub(spec: &CurveSpec) -> String {
 /// only the kernels' own loop iterations. [`MulForm::for_adapter`] picks accordingly.
 fn mul(spec: &CurveSpec, form: MulForm) -> String {
     let n = spec.field.limbs;
-    if let MulForm::Rolled { rounds: u } = form {
-        assert!(u > 0 && u < n && n.is_multiple_of(u), "rounds per iteration must divide the {n} limbs");
-        let mut out = mul_rolled(n, u, 1);
-        for k in 2..=MAX_BATCH {
-            out += &mul_rolled(n, u, k);
+    let rounds = match form {
+        MulForm::Unrolled => n,
+        MulForm::Rolled { rounds } => {
+            assert!(rounds > 0 && rounds < n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
+            rounds
         }
-        return out;
+    };
+    if rounds < n {
+        return (1..=MAX_BATCH).map(|k| mul_products(n, rounds, k)).collect();
     }
-    let mut c = Code::default();
-    c.line(0, "fn field_mul(a: Field, b: Field) -> Field {");
-    for j in 0..n - 1 {
-        c.line(1, format!("var t{j}: u32 = 0u;"));
-    }
-    c.line(1, "var x: u32;");
-    c.line(1, "var m: u32;");
-    for i in 0..n {
-        c.line(1, "{");
-        c.line(2, format!("let ai = a.l[{i}];"));
-        c.line(2, "x = t0 + ai * b.l[0];");
-        c.line(2, "m = (x * MU) & LIMB_MASK;");
-        c.line(2, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
-        for j in 1..n {
-            let prev = if j < n - 1 { format!("t{j} + ") } else { String::new() };
-            let carry = if j == 1 { " + carry" } else { "" };
-            c.line(2, format!("t{} = {prev}ai * b.l[{j}] + m * P.l[{j}]{carry};", j - 1));
-        }
-        c.line(1, "}");
-    }
-    c.line(1, "// Resolve carries; the result is below 2p.");
-    for j in 0..n - 1 {
-        let carry = if j == 0 { String::new() } else { format!(" + (u{} >> LIMB_BITS)", j - 1) };
-        c.line(1, format!("let u{j} = t{j}{carry};"));
-    }
-    let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{j} & LIMB_MASK")).collect();
-    limbs.push(format!("u{} >> LIMB_BITS", n - 2));
-    c.line(1, format!("return field_reduce_once({});", field_literal(limbs, n)));
-    c.line(0, "}");
+    // Unrolled: batches just call field_mul (drivers inline them; the WGSL stays small).
+    let mut out = mul_products(n, n, 1);
     for k in 2..=MAX_BATCH {
-        c.0 += &batch_struct(k);
-        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", batch_params(k)));
+        let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
         let calls: Vec<String> = (0..k).map(|i| format!("field_mul(a{i}, b{i})")).collect();
-        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", calls.join(", ")));
-        c.line(0, "}");
+        out += &format!(
+            "struct FieldX{k} {{ r: array<Field, {k}> }}\nfn field_mul_x{k}({}) -> FieldX{k} {{\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
+            params.join(", "),
+            calls.join(", ")
+        );
     }
-    c.0
+    out
 }
 
 /// Largest number of independent products one `field_mul_xK` call computes.
 const MAX_BATCH: usize = 6;
 
-fn batch_struct(k: usize) -> String {
-    format!("struct FieldX{k} {{ r: array<Field, {k}> }}\n")
-}
-
-fn batch_params(k: usize) -> String {
-    let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
-    params.join(", ")
-}
-
-/// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i) with the rounds rolled
-/// into a loop of N/u iterations, u rounds each, all k products advancing together.
-fn mul_rolled(n: usize, u: usize, k: usize) -> String {
+/// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
+/// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
+/// together; `rounds == n` emits no loop at all (the unrolled form).
+fn mul_products(n: usize, rounds: usize, k: usize) -> String {
     let mut c = Code::default();
-    let (name, params, ret) = if k == 1 {
-        ("field_mul".to_string(), "a0: Field, b0: Field".to_string(), "Field".to_string())
+    let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
+    if k == 1 {
+        c.line(0, format!("fn field_mul({}) -> Field {{", params.join(", ")));
     } else {
-        c.0 += &batch_struct(k);
-        (format!("field_mul_x{k}"), batch_params(k), format!("FieldX{k}"))
-    };
-    c.line(0, format!("fn {name}({params}) -> {ret} {{"));
+        c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
+        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", ")));
+    }
     for i in 0..k {
         for j in 0..n {
             c.line(1, format!("var a{i}_{j}: u32 = a{i}.l[{j}];"));
@@ -301,31 +270,39 @@ fn mul_rolled(n: usize, u: usize, k: usize) -> String {
             c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
         }
     }
-    // Break at the bottom: llvmpipe counts every back-edge against a per-invocation budget.
-    c.line(1, "var k = 0u;");
-    c.line(1, "loop {");
-    for r in 0..u {
+    let looped = rounds < n;
+    let body = if looped { 2 } else { 1 };
+    if looped {
+        // Break at the bottom: llvmpipe counts every back-edge against a per-invocation budget.
+        c.line(1, "var k = 0u;");
+        c.line(1, "loop {");
+    }
+    for r in 0..rounds {
         for i in 0..k {
-            c.line(2, "{");
-            c.line(3, format!("let x = t{i}_0 + a{i}_{r} * b{i}.l[0];"));
-            c.line(3, "let m = (x * MU) & LIMB_MASK;");
-            c.line(3, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
+            c.line(body, "{");
+            c.line(body + 1, format!("let x = t{i}_0 + a{i}_{r} * b{i}.l[0];"));
+            c.line(body + 1, "let m = (x * MU) & LIMB_MASK;");
+            c.line(body + 1, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
             for j in 1..n {
                 let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
                 let carry = if j == 1 { " + carry" } else { "" };
-                c.line(3, format!("t{i}_{} = {prev}a{i}_{r} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
+                c.line(body + 1, format!("t{i}_{} = {prev}a{i}_{r} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
             }
-            c.line(2, "}");
+            c.line(body, "}");
         }
     }
-    for i in 0..k {
-        for j in 0..n - u {
-            c.line(2, format!("a{i}_{j} = a{i}_{};", j + u));
+    if looped {
+        c.line(2, format!("// Next {rounds} limbs of each a."));
+        for i in 0..k {
+            for j in 0..n - rounds {
+                c.line(2, format!("a{i}_{j} = a{i}_{};", j + rounds));
+            }
         }
+        c.line(2, format!("k = k + {rounds}u;"));
+        c.line(2, "if (k >= LIMBS) { break; }");
+        c.line(1, "}");
     }
-    c.line(2, format!("k = k + {u}u;"));
-    c.line(2, "if (k >= LIMBS) { break; }");
-    c.line(1, "}");
+    c.line(1, "// Resolve carries; each result is below 2p.");
     let mut results = Vec::new();
     for i in 0..k {
         for j in 0..n - 1 {
@@ -339,7 +316,7 @@ fn mul_rolled(n: usize, u: usize, k: usize) -> String {
     if k == 1 {
         c.line(1, format!("return {};", results[0]));
     } else {
-        c.line(1, format!("return {ret}(array<Field, {k}>({}));", results.join(", ")));
+        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", ")));
     }
     c.line(0, "}");
     c.0
