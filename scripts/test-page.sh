@@ -17,7 +17,7 @@ python3 -m http.server --bind 127.0.0.1 "$port" --directory www >/tmp/page-test-
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 50); do
-    curl -sf -o /dev/null "http://127.0.0.1:$port/" && break
+    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break
     sleep 0.1
 done
 
