@@ -6,29 +6,22 @@
 
 use std::time::Instant;
 
-use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
-use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
+use ark_std::rand::{rngs::StdRng, SeedableRng};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use webgpu_msm::inputs::random_points;
 use webgpu_msm::{GpuCurve, MsmContext};
 
 fn env_list(name: &str, default: &str) -> Vec<String> {
     std::env::var(name).unwrap_or_else(|_| default.into()).split(',').map(|s| s.trim().to_string()).collect()
 }
 
-/// `n` random points (a random walk over 64 random bases) and scalars.
+/// `n` random points and scalars.
 fn inputs<G: GpuCurve>(n: usize) -> (Vec<G>, Vec<G::ScalarField>) {
     let mut rng = StdRng::seed_from_u64(n as u64);
-    let bases: Vec<G::Group> = (0..64).map(|_| G::Group::rand(&mut rng)).collect();
-    let mut current = G::Group::rand(&mut rng);
-    let walk: Vec<G::Group> = (0..n)
-        .map(|_| {
-            current += bases[rng.gen_range(0..64)];
-            current
-        })
-        .collect();
-    let scalars = (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect();
-    (G::Group::normalize_batch(&walk), scalars)
+    let points = random_points::<G, _>(n, &mut rng);
+    (points, (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect())
 }
 
 fn bench_curve<G: GpuCurve>(c: &mut Criterion, log_sizes: &[u32]) {

@@ -4,9 +4,10 @@
 
 use std::time::Instant;
 
-use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
-use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use webgpu_msm::inputs::random_points;
 use webgpu_msm::{GpuCurve, MsmContext};
 
 fn main() {
@@ -30,17 +31,7 @@ fn run<G: GpuCurve>(log_size: u32) -> bool {
     println!("curve {}, n = 2^{log_size} = {n}", G::spec().name);
     let mut rng = StdRng::seed_from_u64(log_size as u64);
     let started = Instant::now();
-    // Random points as a random walk over 64 random bases: uniform enough, and one addition per
-    // point instead of a scalar multiplication (2^20 points in seconds).
-    let bases: Vec<G::Group> = (0..64).map(|_| G::Group::rand(&mut rng)).collect();
-    let mut current = G::Group::rand(&mut rng);
-    let walk: Vec<G::Group> = (0..n)
-        .map(|_| {
-            current += bases[rng.gen_range(0..64)];
-            current
-        })
-        .collect();
-    let points: Vec<G> = G::Group::normalize_batch(&walk);
+    let points: Vec<G> = random_points::<G, _>(n, &mut rng);
     let scalars: Vec<G::ScalarField> = (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect();
     println!("inputs generated in {:.2?}", started.elapsed());
 

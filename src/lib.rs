@@ -31,6 +31,7 @@ pub mod cpu_model;
 mod curve;
 mod error;
 mod gpu;
+pub mod inputs;
 pub mod limbs;
 pub mod plan;
 #[cfg(not(target_arch = "wasm32"))]

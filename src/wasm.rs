@@ -16,8 +16,8 @@
 
 use std::rc::Rc;
 
-use ark_ec::{CurveGroup, VariableBaseMSM};
-use ark_ff::{PrimeField, UniformRand};
+use ark_ec::VariableBaseMSM;
+use ark_ff::PrimeField;
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -131,17 +131,8 @@ pub fn msm(
 
 fn random_inputs_on<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let mut rng = StdRng::seed_from_u64(seed);
-    // A random walk over 16 random bases: uniform enough, and far cheaper than n scalar
-    // multiplications in WASM.
-    let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(&mut rng)).collect();
-    let mut walk = Vec::with_capacity(n);
-    let mut current = G::Group::rand(&mut rng);
-    for _ in 0..n {
-        current += bases[rng.gen_range(0..16)];
-        walk.push(current);
-    }
     let mut points = Vec::with_capacity(n * point_bytes::<G>());
-    for p in G::Group::normalize_batch(&walk) {
+    for p in crate::inputs::random_points::<G, _>(n, &mut rng) {
         points.extend(encode_point::<G>(&p.into_group()));
     }
     let scalars: Vec<u8> = (0..n * SCALAR_BYTES).map(|_| rng.gen()).collect();
