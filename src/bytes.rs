@@ -89,19 +89,41 @@ pub fn decode_inputs<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<(Vec<
     Ok((decode_points::<G>(points)?, raw_scalars))
 }
 
+/// Validated inputs of one curve in the upload format, ready for the GPU.
+pub struct DecodedInputs {
+    curve: CurveId,
+    raw_points: Vec<u32>,
+    raw_scalars: Vec<u32>,
+}
+
+impl DecodedInputs {
+    /// Checks both byte buffers for `curve` (every error of this module) without any GPU work.
+    pub fn decode(curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Self, MsmError> {
+        let (raw_points, raw_scalars) = match curve {
+            CurveId::Bls12_377 => decode_inputs::<ark_bls12_377::G1Affine>(points, scalars)?,
+            CurveId::EdOnBls12_377 => decode_inputs::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars)?,
+        };
+        Ok(DecodedInputs { curve, raw_points, raw_scalars })
+    }
+}
+
 impl MsmContext {
     /// Σ kᵢ·Pᵢ over byte buffers in the encodings of this module; the result in the points
     /// encoding. Bad input gets its error before any GPU work.
     pub async fn msm_bytes(&self, curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        match curve {
-            CurveId::Bls12_377 => self.msm_bytes_on::<ark_bls12_377::G1Affine>(points, scalars).await,
-            CurveId::EdOnBls12_377 => self.msm_bytes_on::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars).await,
+        self.msm_decoded(&DecodedInputs::decode(curve, points, scalars)?).await
+    }
+
+    /// Σ kᵢ·Pᵢ of already validated inputs, in the points encoding.
+    pub async fn msm_decoded(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
+        match inputs.curve {
+            CurveId::Bls12_377 => self.msm_decoded_on::<ark_bls12_377::G1Affine>(inputs).await,
+            CurveId::EdOnBls12_377 => self.msm_decoded_on::<ark_ed_on_bls12_377::EdwardsAffine>(inputs).await,
         }
     }
 
-    async fn msm_bytes_on<G: GpuCurve>(&self, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        let (raw_points, raw_scalars) = decode_inputs::<G>(points, scalars)?;
-        let result = self.msm_words::<G>(&raw_points, &raw_scalars, MAX_SCALAR_BITS).await?;
+    async fn msm_decoded_on<G: GpuCurve>(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
+        let result = self.msm_words::<G>(&inputs.raw_points, &inputs.raw_scalars, MAX_SCALAR_BITS).await?;
         Ok(encode_point::<G>(&result))
     }
 }

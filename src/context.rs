@@ -38,15 +38,19 @@ impl MsmContext {
     /// A context on the default (high-performance) adapter; [`MsmError::NoAdapter`] when there
     /// is none.
     pub async fn new() -> Result<Self, MsmError> {
-        let gpu = Gpu::new().await?;
-        let mul_form = MulForm::for_adapter(&gpu.info);
-        Ok(MsmContext { gpu, mul_form, curves: Mutex::new(HashMap::new()) })
+        Self::create(None).await
     }
 
     /// A context whose shaders use `mul_form` whatever the adapter (tests of both forms).
     #[doc(hidden)]
     pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
-        Ok(MsmContext { gpu: Gpu::new().await?, mul_form, curves: Mutex::new(HashMap::new()) })
+        Self::create(Some(mul_form)).await
+    }
+
+    async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
+        let gpu = Gpu::new().await?;
+        let mul_form = mul_form.unwrap_or_else(|| MulForm::for_adapter(&gpu.info));
+        Ok(MsmContext { gpu, mul_form, curves: Mutex::new(HashMap::new()) })
     }
 
     /// Most points one bucket-accumulation thread may add on this adapter. llvmpipe (lavapipe)

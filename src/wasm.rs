@@ -23,7 +23,7 @@ use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, SCALAR_BYTES};
+use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, DecodedInputs, SCALAR_BYTES};
 use crate::curve::GpuCurve;
 use crate::MsmError;
 
@@ -104,8 +104,12 @@ impl JsMsmContext {
 }
 
 async fn run_msm(ctx: &crate::MsmContext, curve: &str, points: &[u8], scalars: &[u8]) -> Result<JsValue, JsValue> {
-    let curve: CurveId = curve.parse().map_err(js_error)?;
-    let result = ctx.msm_bytes(curve, points, scalars).await.map_err(js_error)?;
+    let inputs = DecodedInputs::decode(curve.parse().map_err(js_error)?, points, scalars).map_err(js_error)?;
+    run_decoded(ctx, &inputs).await
+}
+
+async fn run_decoded(ctx: &crate::MsmContext, inputs: &DecodedInputs) -> Result<JsValue, JsValue> {
+    let result = ctx.msm_decoded(inputs).await.map_err(js_error)?;
     Ok(Uint8Array::from(result.as_slice()).into())
 }
 
@@ -117,15 +121,11 @@ pub fn msm(
     scalars: Vec<u8>,
 ) -> Promise {
     future_to_promise(async move {
-        // Check the input before touching WebGPU, so bad input is reported as such everywhere.
-        match curve.parse().map_err(js_error)? {
-            CurveId::Bls12_377 => decode_inputs::<ark_bls12_377::G1Affine>(&points, &scalars),
-            CurveId::EdOnBls12_377 => decode_inputs::<ark_ed_on_bls12_377::EdwardsAffine>(&points, &scalars),
-        }
-        .map_err(js_error)?;
+        // Check the input (once) before touching WebGPU, so bad input is reported as such everywhere.
+        let inputs = DecodedInputs::decode(curve.parse().map_err(js_error)?, &points, &scalars).map_err(js_error)?;
         browser_adapter_info().await.map_err(js_error)?;
         let ctx = crate::context::default_context().await.map_err(js_error)?;
-        run_msm(&ctx, &curve, &points, &scalars).await
+        run_decoded(&ctx, &inputs).await
     })
 }
 
