@@ -1,6 +1,9 @@
 //! The main job: one MSM on the default adapter, checked against arkworks, with timings.
 //!
-//! `cargo run --release --example msm -- --curve bls12-377 --log-size 16`
+//! `cargo run --release --example msm -- --curve bls12-377 --log-size 16 [--profile]`
+//!
+//! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
+//! time, the multiplications the cost model counts for it and its efficiency.
 
 use std::time::Instant;
 
@@ -15,9 +18,10 @@ fn main() {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
     let log_size: u32 = value("--log-size").map_or(16, |v| v.parse().expect("--log-size takes an integer"));
+    let profile = args.iter().any(|a| a == "--profile");
     let ok = match curve.as_str() {
-        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size),
-        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size),
+        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size, profile),
+        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size, profile),
         other => {
             eprintln!("unknown curve {other}: use bls12-377 or ed-on-bls12-377");
             false
@@ -26,7 +30,7 @@ fn main() {
     std::process::exit(if ok { 0 } else { 1 });
 }
 
-fn run<G: GpuCurve>(log_size: u32) -> bool {
+fn run<G: GpuCurve>(log_size: u32, profile: bool) -> bool {
     let n = 1usize << log_size;
     println!("curve {}, n = 2^{log_size} = {n}", G::spec().name);
     let mut rng = StdRng::seed_from_u64(log_size as u64);
@@ -66,7 +70,57 @@ fn run<G: GpuCurve>(log_size: u32) -> bool {
     println!("GPU warm: {warm_time:.2?}");
     println!("arkworks VariableBaseMSM::msm (same input, this build's threads): {ark_time:.2?}");
     println!("warm GPU / arkworks = {:.2}", warm_time.as_secs_f64() / ark_time.as_secs_f64());
-    let verified = cold == expected && warm == expected;
+    let mut verified = cold == expected && warm == expected;
+    if profile {
+        verified &= print_profile(&ctx, &points, &scalars, &expected);
+    }
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
     verified
+}
+
+/// Prints the field-multiplication rate and a profiled run; whether its result was right.
+fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::ScalarField], expected: &G::Group) -> bool {
+    let rates = match pollster::block_on(ctx.device_rates::<G>()) {
+        Ok(rates) => rates,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
+    let rate = rates.field_muls_per_second;
+    println!(
+        "device: {:.1} M field multiplications/s; {:.2} M mixed additions/s ({:.0}% of the rate their {} multiplications allow)",
+        rate / 1e6,
+        rates.add_stored_per_second / 1e6,
+        100.0 * rates.add_stored_per_second * G::spec().op_muls().add_stored as f64 / rate,
+        G::spec().op_muls().add_stored
+    );
+    let profile = match pollster::block_on(ctx.msm_profiled(points, scalars)) {
+        Ok(profile) => profile,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
+    let plan = &profile.plan;
+    println!(
+        "profiled run: c = {}, {} windows, {} buckets/window, {} entries per accumulation thread",
+        plan.window_bits, plan.num_windows, plan.num_buckets, plan.chunk_len
+    );
+    println!("{:<24} {:>10} {:>14} {:>11}", "step", "time", "field muls", "efficiency");
+    for step in &profile.steps {
+        let efficiency = step.efficiency(rate).map_or("-".to_string(), |e| format!("{:.0}%", 100.0 * e));
+        println!("{:<24} {:>8.1}ms {:>14} {:>11}", step.name, step.seconds * 1e3, step.field_muls, efficiency);
+    }
+    let gpu: f64 = profile.steps.iter().map(|s| s.seconds).sum();
+    let muls: u64 = profile.steps.iter().map(|s| s.field_muls).sum();
+    println!(
+        "{:<24} {:>8.1}ms {:>14} {:>10.0}%   (+ host {:.1} ms)",
+        "total",
+        gpu * 1e3,
+        muls,
+        100.0 * muls as f64 / rate / gpu,
+        profile.host_seconds * 1e3
+    );
+    profile.result == *expected
 }

@@ -21,10 +21,10 @@ struct Params {
     segments: u32,
     // Buckets per reduction thread, h / T.
     segment_len: u32,
-    // Most points one stage-3 thread may add (a driver's per-invocation loop budget); a larger
-    // bucket is reported through `bucket_overflow` instead of being summed wrongly.
-    max_bucket_entries: u32,
-    _pad: u32,
+    // CSR entries per accumulation thread S: each thread adds the same number of points.
+    chunk_len: u32,
+    // Accumulation threads per window C = ceil(n / S).
+    chunks_per_window: u32,
 }
 
 // Linear index of this thread in a dispatch that may be folded into two dimensions

@@ -13,7 +13,6 @@ use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::run_stages;
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
 use crate::plan::Plan;
-use crate::wgsl::field_gen::has_loop_budget;
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
@@ -51,23 +50,6 @@ impl MsmContext {
         let gpu = Gpu::new().await?;
         let mul_form = mul_form.unwrap_or_else(|| MulForm::for_adapter(&gpu.info));
         Ok(MsmContext { gpu, mul_form, curves: Mutex::new(HashMap::new()) })
-    }
-
-    /// Most points one bucket-accumulation thread may add on this adapter. llvmpipe (lavapipe)
-    /// ends every loop of an invocation after 65535 back-edges in all; a rolled multiplication
-    /// spends N/rounds per product batch, two batches per addition. Elsewhere: no limit.
-    pub fn max_bucket_entries<G: GpuCurve>(&self) -> u32 {
-        const LLVMPIPE_LOOP_BUDGET: u32 = 65_535;
-        // Headroom for the kernel's other loops.
-        const RESERVED: u32 = 535;
-        if !has_loop_budget(&self.gpu.info) {
-            return u32::MAX;
-        }
-        let per_addition = match self.mul_form {
-            MulForm::Unrolled => 1,
-            MulForm::Rolled { rounds } => 1 + 2 * (G::spec().field.limbs / rounds) as u32,
-        };
-        (LLVMPIPE_LOOP_BUDGET - RESERVED) / per_addition
     }
 
     /// How this context generates field multiplication (chosen per adapter).
@@ -117,19 +99,20 @@ impl MsmContext {
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let mut plan = Plan::choose(n as u32, scalar_bits);
-        plan.max_bucket_entries = self.max_bucket_entries::<G>();
-        let partials = self.run::<G>(&plan, raw_points, raw_scalars).await?;
+        let plan = Plan::choose(n as u32, scalar_bits);
+        let (partials, _) = self.run::<G>(&plan, raw_points, raw_scalars, false).await?;
         Ok(combine_windows(&partials, &plan))
     }
 
-    /// Runs the GPU stages for `plan` and decodes the partial sums.
+    /// Runs the GPU stages for `plan` and decodes the partial sums; with `profile`, also the
+    /// seconds of every step (see [`run_stages`]).
     pub(crate) async fn run<G: GpuCurve>(
         &self,
         plan: &Plan,
         raw_points: &[u32],
         raw_scalars: &[u32],
-    ) -> Result<Vec<G::Group>, MsmError> {
+        profile: bool,
+    ) -> Result<(Vec<G::Group>, Vec<(&'static str, f64)>), MsmError> {
         let spec = G::spec();
         let runner = self.runner::<G>().await?;
         let sizes = BufferSizes::for_plan(spec, plan);
@@ -144,12 +127,9 @@ impl MsmContext {
         let workspace = workspace.as_ref().expect("workspace was just created");
         let partial_bytes = plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words() * 4) as u64;
         let output =
-            run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes).await?;
-        if output.overflow != 0 {
-            let max = plan.max_bucket_entries as usize;
-            return Err(MsmError::BucketTooLarge { entries: output.overflow as usize, max });
-        }
-        decode_points::<G>(&output.partials)
+            run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes, profile)
+                .await?;
+        Ok((decode_points::<G>(&output.partials)?, output.stage_seconds))
     }
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
@@ -163,8 +143,7 @@ impl MsmContext {
         Ok(self.curves.lock().map_err(poisoned)?.entry(key).or_insert(runner).clone())
     }
 
-    /// The device, for tests that drive single stages.
-    #[cfg(all(test, not(target_arch = "wasm32")))]
+    /// The device (tests that drive single stages, the profiler's microbenchmark).
     pub(crate) fn gpu(&self) -> &Gpu {
         &self.gpu
     }

@@ -59,10 +59,32 @@ impl CurveSpec {
         }
     }
 
+    /// Field multiplications of each point operation as the formulas in `shaders/curve_*.wgsl`
+    /// perform them (multiplications by the small constant 3b of BLS12-377 are additions).
+    pub fn op_muls(&self) -> OpMuls {
+        match self.model {
+            // RCB algorithms 8 and 7; conversion: x and y into Montgomery form.
+            CurveModel::ShortWeierstrassA0 { .. } => OpMuls { convert: 2, add_stored: 11, add: 12 },
+            // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion adds x·y·2d.
+            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 4, add_stored: 7, add: 9 },
+        }
+    }
+
     /// `u32` words of one packed field element (two 13-bit limbs per word).
     pub fn packed_words(&self) -> usize {
         self.field.limbs / 2
     }
+}
+
+/// Field multiplications per point operation (the cost model's unit costs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpMuls {
+    /// Converting one input point into its stored Montgomery form.
+    pub convert: u64,
+    /// Adding a stored input point to a bucket (mixed addition).
+    pub add_stored: u64,
+    /// Adding two bucket points (also doubling: the formulas are complete).
+    pub add: u64,
 }
 
 mod sealed {

@@ -52,16 +52,6 @@ pub enum MsmError {
         /// The largest number of points the device takes.
         max: usize,
     },
-    /// More points fall in one bucket than this adapter can add in one GPU thread (llvmpipe
-    /// caps the loop iterations of a shader invocation); reported instead of a wrong result.
-    /// Heavily repeated scalars cause it.
-    #[error("{entries} points fall in one bucket, more than this adapter's per-thread limit of {max}")]
-    BucketTooLarge {
-        /// Points in the largest bucket over the limit.
-        entries: usize,
-        /// The adapter's limit.
-        max: usize,
-    },
     /// The GPU reported a validation or out-of-memory error.
     #[error("GPU error: {0}")]
     Gpu(String),

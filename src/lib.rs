@@ -4,7 +4,8 @@
 //! 1. `convert_and_decompose` — points into Montgomery form (13-bit limbs), scalars into signed
 //!    windows, bucket counts;
 //! 2. `transpose` — CSR sparse-matrix transposition: prefix scan and scatter of point indices;
-//! 3. `smvp` — bucket accumulation;
+//! 3. `smvp` — load-balanced bucket accumulation (equal chunks of points per thread, then the
+//!    pieces of buckets that span chunks);
 //! 4. `bucket_reduce` — parallel running-sum bucket reduction.
 //!
 //! Only the per-window sums of the reduction's partial results and Horner's rule run on the
@@ -25,8 +26,10 @@
 #![cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
 
 pub mod bytes;
+mod clock;
 mod combine;
 pub(crate) mod context;
+pub mod cost;
 pub mod cpu_model;
 mod curve;
 mod error;
@@ -34,6 +37,7 @@ mod gpu;
 pub mod inputs;
 pub mod limbs;
 pub mod plan;
+pub mod profile;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod testing;
@@ -43,5 +47,5 @@ pub mod wgsl;
 
 pub use bytes::CurveId;
 pub use context::{msm, MsmContext};
-pub use curve::{CurveModel, CurveSpec, GpuCurve};
+pub use curve::{CurveModel, CurveSpec, GpuCurve, OpMuls};
 pub use error::MsmError;

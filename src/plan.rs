@@ -12,6 +12,11 @@ pub const MIN_WINDOW_BITS: u32 = 2;
 pub const MAX_SEGMENTS: u32 = 256;
 /// Buckets each reduction thread walks at least (its fixed cost is a small scalar multiplication).
 pub const MIN_SEGMENT_LEN: u32 = 32;
+/// Fewest CSR entries one bucket-accumulation thread adds.
+pub const MIN_CHUNK_LEN: u32 = 16;
+/// Chunks are about this many average buckets long: longer chunks mean fewer bucket pieces to
+/// combine afterwards, shorter ones more threads.
+pub const BUCKETS_PER_CHUNK: u32 = 2;
 
 /// The sizes of one MSM call, as the shaders see them (`Params` in `shaders/common.wgsl`).
 #[repr(C)]
@@ -29,9 +34,11 @@ pub struct Plan {
     pub segments: u32,
     /// Buckets per reduction thread, h / T.
     pub segment_len: u32,
-    /// Most points one bucket-accumulation thread may add on this adapter (`u32::MAX`: no limit).
-    pub max_bucket_entries: u32,
-    _pad: u32,
+    /// CSR entries per bucket-accumulation thread S (a power of two): every thread adds the
+    /// same number of points whatever the bucket sizes.
+    pub chunk_len: u32,
+    /// Accumulation threads per window C = ceil(n / S).
+    pub chunks_per_window: u32,
 }
 
 impl Plan {
@@ -39,6 +46,7 @@ impl Plan {
     pub fn with_window(n: u32, scalar_bits: u32, window_bits: u32) -> Self {
         let num_buckets = 1u32 << (window_bits - 1);
         let segments = (num_buckets / MIN_SEGMENT_LEN).clamp(1, MAX_SEGMENTS);
+        let chunk_len = (BUCKETS_PER_CHUNK * n.div_ceil(num_buckets)).next_power_of_two().max(MIN_CHUNK_LEN);
         Plan {
             n,
             window_bits,
@@ -46,8 +54,8 @@ impl Plan {
             num_buckets,
             segments,
             segment_len: num_buckets / segments,
-            max_bucket_entries: u32::MAX,
-            _pad: 0,
+            chunk_len,
+            chunks_per_window: n.div_ceil(chunk_len),
         }
     }
 
@@ -73,6 +81,11 @@ impl Plan {
         self.num_windows * self.num_buckets
     }
 
+    /// Accumulation threads over all windows (stage 3 threads, and carry slots).
+    pub fn total_chunks(&self) -> u32 {
+        self.num_windows * self.chunks_per_window
+    }
+
     /// Reduction threads over all windows (stage 4 threads, points read back).
     pub fn total_segments(&self) -> u32 {
         self.num_windows * self.segments
@@ -92,6 +105,11 @@ mod tests {
                 assert!(p.num_windows * p.window_bits > 253, "spare bit for the last carry");
                 assert_eq!(p.segments * p.segment_len, p.num_buckets);
                 assert!(p.segments.is_power_of_two());
+                assert!(p.chunk_len.is_power_of_two() && p.chunk_len * p.chunks_per_window >= n);
+                // A bucket spans at most C chunks: the combining thread's loop stays far below
+                // llvmpipe's per-invocation budget of 65535 back-edges.
+                assert!(p.chunks_per_window <= p.num_buckets.max(n.div_ceil(MIN_CHUNK_LEN)));
+                assert!(p.chunks_per_window < 60_000);
             }
         }
     }

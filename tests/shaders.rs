@@ -101,3 +101,36 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
         }
     }
 }
+
+/// The cost model's unit costs (`CurveSpec::op_muls`) are the multiplications the curve
+/// formulas really call: `field_mul` counts 1, `field_mul_xK` counts K.
+#[test]
+fn cost_model_unit_costs_match_the_curve_formulas() {
+    for spec in specs() {
+        let source = compose(spec, Stage::Smvp, MulForm::Unrolled);
+        let body = |name: &str| {
+            let start = source.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("{name} in {}", spec.name));
+            let rest = &source[start..];
+            &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)]
+        };
+        let muls = |name: &str| {
+            let text = body(name);
+            let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
+            let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(&source, "mul_by_b3");
+            (text.matches("field_mul(").count() + batched + calls_to_const_mul) as u64
+        };
+        let finish = muls("point_finish");
+        let costs = spec.op_muls();
+        assert_eq!(muls("stored_from_raw"), costs.convert, "{} convert", spec.name);
+        assert_eq!(muls("point_add_stored") + finish, costs.add_stored, "{} add_stored", spec.name);
+        assert_eq!(muls("point_add") + finish, costs.add, "{} add", spec.name);
+    }
+}
+
+/// `field_mul` calls in a generated function (0 when it does not exist).
+fn body_muls(source: &str, name: &str) -> usize {
+    source.find(&format!("fn {name}(")).map_or(0, |start| {
+        let rest = &source[start..];
+        rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)].matches("field_mul(").count()
+    })
+}

@@ -98,6 +98,23 @@ impl Gpu {
         self.map_and_read(&staging).await
     }
 
+    /// Waits until the GPU has finished everything submitted so far.
+    pub async fn finish_queue(&self) -> Result<(), MsmError> {
+        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+        self.queue.on_submitted_work_done(move || {
+            let _ = sender.send(());
+        });
+        // Natively the device must be polled to make progress; on the web this is a no-op.
+        if let Err(e) = self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }) {
+            self.check_alive()?;
+            return Err(MsmError::Gpu(e.to_string()));
+        }
+        match receiver.receive().await {
+            Some(()) => self.check_alive(),
+            None => Err(MsmError::Gpu("queue completion callback was dropped".into())),
+        }
+    }
+
     /// Maps a MAP_READ buffer, waits for the GPU, and returns its contents.
     pub async fn map_and_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u32>, MsmError> {
         let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();

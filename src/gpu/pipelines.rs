@@ -11,8 +11,10 @@ pub struct CurvePipelines {
     pub scan_bucket_counts: wgpu::ComputePipeline,
     /// Stage 2, scatter.
     pub scatter_entries: wgpu::ComputePipeline,
-    /// Stage 3.
-    pub smvp: wgpu::ComputePipeline,
+    /// Stage 3, equal chunks of entries per thread.
+    pub accumulate_chunks: wgpu::ComputePipeline,
+    /// Stage 3, pieces of buckets that span several chunks.
+    pub combine_chunk_carries: wgpu::ComputePipeline,
     /// Stage 4.
     pub bucket_reduce: wgpu::ComputePipeline,
 }
@@ -49,8 +51,28 @@ impl CurvePipelines {
             stage_pipelines(device, spec, form, Stage::ConvertAndDecompose, ["convert_and_decompose"]);
         let [scan_bucket_counts, scatter_entries] =
             stage_pipelines(device, spec, form, Stage::Transpose, ["scan_bucket_counts", "scatter_entries"]);
-        let [smvp] = stage_pipelines(device, spec, form, Stage::Smvp, ["smvp"]);
+        let [accumulate_chunks, combine_chunk_carries] =
+            stage_pipelines(device, spec, form, Stage::Smvp, ["accumulate_chunks", "combine_chunk_carries"]);
         let [bucket_reduce] = stage_pipelines(device, spec, form, Stage::BucketReduce, ["bucket_reduce"]);
-        CurvePipelines { convert_and_decompose, scan_bucket_counts, scatter_entries, smvp, bucket_reduce }
+        CurvePipelines {
+            convert_and_decompose,
+            scan_bucket_counts,
+            scatter_entries,
+            accumulate_chunks,
+            combine_chunk_carries,
+            bucket_reduce,
+        }
+    }
+
+    /// Every pipeline with its name, in the order the stages run.
+    pub fn in_order(&self) -> [(&'static str, &wgpu::ComputePipeline); 6] {
+        [
+            ("convert_and_decompose", &self.convert_and_decompose),
+            ("scan_bucket_counts", &self.scan_bucket_counts),
+            ("scatter_entries", &self.scatter_entries),
+            ("accumulate_chunks", &self.accumulate_chunks),
+            ("combine_chunk_carries", &self.combine_chunk_carries),
+            ("bucket_reduce", &self.bucket_reduce),
+        ]
     }
 }

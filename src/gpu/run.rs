@@ -1,5 +1,6 @@
 //! Encodes and runs one MSM through the four GPU stages.
 
+use crate::clock::now_seconds;
 use crate::plan::Plan;
 use crate::MsmError;
 
@@ -23,19 +24,30 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
     }
 }
 
-/// Bytes of the bucket-overflow word as read back (the minimum buffer size).
-const OVERFLOW_BYTES: u64 = 16;
-
 /// What one GPU run reads back.
 pub struct RunOutput {
     /// Packed words of the per-segment partial sums (`plan.total_segments()` points).
     pub partials: Vec<u32>,
-    /// The largest bucket over `plan.max_bucket_entries`, or 0: then `partials` are not valid.
-    pub overflow: u32,
+    /// In profiling runs: seconds of the upload, of each pipeline (in order) and of the readback.
+    pub stage_seconds: Vec<(&'static str, f64)>,
 }
 
-/// Uploads the inputs, runs stages 1–4 and reads back the partial sums and the overflow word.
-/// The workspace keeps every intermediate buffer.
+/// Workgroup counts of each pipeline, in [`CurvePipelines::in_order`] order.
+fn dispatches(plan: &Plan) -> [(u32, u32); 6] {
+    [
+        dispatch_size(plan.n),
+        (plan.num_windows, 1),
+        dispatch_size(plan.n),
+        dispatch_size(plan.total_chunks()),
+        dispatch_size(plan.total_buckets()),
+        dispatch_size(plan.total_segments()),
+    ]
+}
+
+/// Uploads the inputs, runs every pipeline and reads back the partial sums. The workspace keeps
+/// every intermediate buffer. With `profile`, each step is submitted and waited for on its own
+/// and timed (slower overall: use it to see where the time goes, not for the fastest run).
+#[allow(clippy::too_many_arguments)]
 pub async fn run_stages(
     gpu: &Gpu,
     pipelines: &CurvePipelines,
@@ -44,46 +56,95 @@ pub async fn run_stages(
     raw_points: &[u32],
     raw_scalars: &[u32],
     partials_bytes: u64,
+    profile: bool,
 ) -> Result<RunOutput, MsmError> {
-    let staging = gpu
-        .capture(|| {
-            let queue = &gpu.queue;
-            queue.write_buffer(workspace.buffer(Buffer::Params), 0, bytemuck::bytes_of(plan));
-            queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
-            queue.write_buffer(workspace.buffer(Buffer::RawScalars), 0, bytemuck::cast_slice(raw_scalars));
-            let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-            let counts_bytes = plan.total_buckets() as u64 * 4;
-            encoder.clear_buffer(workspace.buffer(Buffer::BucketCounts), 0, Some(counts_bytes));
-            encoder.clear_buffer(workspace.buffer(Buffer::BucketOverflow), 0, None);
-            let stages: [(&wgpu::ComputePipeline, (u32, u32)); 5] = [
-                (&pipelines.convert_and_decompose, dispatch_size(plan.n)),
-                (&pipelines.scan_bucket_counts, (plan.num_windows, 1)),
-                (&pipelines.scatter_entries, dispatch_size(plan.n)),
-                (&pipelines.smvp, dispatch_size(plan.total_buckets())),
-                (&pipelines.bucket_reduce, dispatch_size(plan.total_segments())),
-            ];
-            for ((pipeline, (x, y)), bind_group) in stages.into_iter().zip(&workspace.bind_groups) {
-                let mut pass =
-                    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(x, y, 1);
-            }
-            let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("partials readback"),
-                size: partials_bytes + OVERFLOW_BYTES,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), 0, &staging, 0, partials_bytes);
-            let overflow = workspace.buffer(Buffer::BucketOverflow);
-            encoder.copy_buffer_to_buffer(overflow, 0, &staging, partials_bytes, OVERFLOW_BYTES);
+    let steps = || pipelines.in_order().into_iter().zip(dispatches(plan)).zip(&workspace.bind_groups);
+    if !profile {
+        let staging = gpu
+            .capture(|| {
+                let mut encoder = upload(gpu, workspace, plan, raw_points, raw_scalars);
+                for (((name, pipeline), dispatch), bind_group) in steps() {
+                    encode_pass(&mut encoder, name, pipeline, dispatch, bind_group);
+                }
+                read_back_partials(gpu, encoder, workspace, partials_bytes)
+            })
+            .await?;
+        let partials = gpu.map_and_read(&staging).await?;
+        return Ok(RunOutput { partials, stage_seconds: Vec::new() });
+    }
+
+    let mut stage_seconds = Vec::new();
+    let mut clock = now_seconds();
+    let mut lap = |name: &'static str| {
+        let now = now_seconds();
+        stage_seconds.push((name, now - clock));
+        clock = now;
+    };
+    let encoder = gpu.capture(|| upload(gpu, workspace, plan, raw_points, raw_scalars)).await?;
+    gpu.queue.submit([encoder.finish()]);
+    gpu.finish_queue().await?;
+    lap("upload");
+    for (((name, pipeline), dispatch), bind_group) in steps() {
+        gpu.capture(|| {
+            let mut encoder = new_encoder(gpu);
+            encode_pass(&mut encoder, name, pipeline, dispatch, bind_group);
             gpu.queue.submit([encoder.finish()]);
-            staging
         })
         .await?;
-    let mut words = gpu.map_and_read(&staging).await?;
-    let overflow = words[(partials_bytes / 4) as usize];
-    words.truncate((partials_bytes / 4) as usize);
-    Ok(RunOutput { partials: words, overflow })
+        gpu.finish_queue().await?;
+        lap(name);
+    }
+    let staging = gpu.capture(|| read_back_partials(gpu, new_encoder(gpu), workspace, partials_bytes)).await?;
+    let partials = gpu.map_and_read(&staging).await?;
+    lap("readback");
+    Ok(RunOutput { partials, stage_seconds })
+}
+
+fn new_encoder(gpu: &Gpu) -> wgpu::CommandEncoder {
+    gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") })
+}
+
+/// Queues the uploads and returns an encoder that starts by clearing the bucket counts.
+fn upload(
+    gpu: &Gpu,
+    workspace: &Workspace,
+    plan: &Plan,
+    raw_points: &[u32],
+    raw_scalars: &[u32],
+) -> wgpu::CommandEncoder {
+    let queue = &gpu.queue;
+    queue.write_buffer(workspace.buffer(Buffer::Params), 0, bytemuck::bytes_of(plan));
+    queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
+    queue.write_buffer(workspace.buffer(Buffer::RawScalars), 0, bytemuck::cast_slice(raw_scalars));
+    let mut encoder = new_encoder(gpu);
+    let counts_bytes = plan.total_buckets() as u64 * 4;
+    encoder.clear_buffer(workspace.buffer(Buffer::BucketCounts), 0, Some(counts_bytes));
+    encoder
+}
+
+fn encode_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    name: &str,
+    pipeline: &wgpu::ComputePipeline,
+    (x, y): (u32, u32),
+    bind_group: &wgpu::BindGroup,
+) {
+    let mut pass =
+        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes: None });
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind_group, &[]);
+    pass.dispatch_workgroups(x, y, 1);
+}
+
+/// Copies the partial sums into a new mappable buffer and submits `encoder`.
+fn read_back_partials(gpu: &Gpu, mut encoder: wgpu::CommandEncoder, workspace: &Workspace, bytes: u64) -> wgpu::Buffer {
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("partials readback"),
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), 0, &staging, 0, bytes);
+    gpu.queue.submit([encoder.finish()]);
+    staging
 }

@@ -5,7 +5,7 @@ use ark_bls12_377::G1Affine;
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ed_on_bls12_377::EdwardsAffine;
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
-use ark_std::rand::{rngs::StdRng, SeedableRng};
+use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use num_bigint::BigUint;
 
 use crate::combine::decode_points;
@@ -195,8 +195,9 @@ fn gpu_curve_ops_match_arkworks_ed_on_bls12_377() {
 }
 
 /// Runs the full pipeline once and checks every stage's output buffer against its CPU model
-/// applied to the GPU's own input to that stage.
-fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, window_bits: Option<u32>) {
+/// applied to the GPU's own input to that stage. With `skewed`, 90% of the scalars are equal, so
+/// a few buckets span many accumulation chunks.
+fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, window_bits: Option<u32>, skewed: bool) {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
     let mut rng = StdRng::seed_from_u64(9 + n as u64);
@@ -205,6 +206,10 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     points[0] = G::zero();
     scalars[1] = G::ScalarField::zero();
     scalars[2] = -G::ScalarField::ONE;
+    if skewed {
+        let common = scalars[3];
+        scalars.iter_mut().skip(4).filter(|_| rng.gen_bool(0.9)).for_each(|s| *s = common);
+    }
     let plan = match window_bits {
         Some(c) => Plan::with_window(n as u32, spec.scalar_bits, c),
         None => Plan::choose(n as u32, spec.scalar_bits),
@@ -214,7 +219,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
 
-    let partials = pollster::block_on(ctx.run::<G>(&plan, &raw_points, &raw_scalars)).expect("GPU run");
+    let (partials, _) = pollster::block_on(ctx.run::<G>(&plan, &raw_points, &raw_scalars, false)).expect("GPU run");
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
     let workspace = pollster::block_on(runner.workspace.lock());
     let workspace = workspace.as_ref().expect("workspace");
@@ -271,6 +276,9 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
 
     // Stage 4: partial sums from the GPU's own buckets.
     assert!(partials == cpu_model::bucket_reduce::<G>(&gpu_buckets, &plan), "stage 4 partials");
+    if skewed {
+        assert!(crate::cost::chunk_carries(&plan, &counts) > 20, "buckets spanning many chunks were exercised");
+    }
 
     // Host combination: the arkworks result.
     let expected = G::Group::msm(&points, &scalars).expect("same lengths");
@@ -282,16 +290,18 @@ use ark_ec::VariableBaseMSM;
 
 #[test]
 fn gpu_stages_match_cpu_models_bls12_377() {
-    stages_match_cpu_models::<G1Affine>(shared_context(), 700, None);
-    stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4));
-    stages_match_cpu_models::<G1Affine>(shared_rolled_context(), 700, None);
+    stages_match_cpu_models::<G1Affine>(shared_context(), 700, None, false);
+    stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4), false);
+    stages_match_cpu_models::<G1Affine>(shared_context(), 500, None, true);
+    stages_match_cpu_models::<G1Affine>(shared_rolled_context(), 700, None, false);
 }
 
 #[test]
 fn gpu_stages_match_cpu_models_ed_on_bls12_377() {
-    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 700, None);
-    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 65, Some(4));
-    stages_match_cpu_models::<EdwardsAffine>(shared_rolled_context(), 700, None);
+    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 700, None, false);
+    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 65, Some(4), false);
+    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 500, None, true);
+    stages_match_cpu_models::<EdwardsAffine>(shared_rolled_context(), 700, None, false);
 }
 
 /// One invocation adds 1000 random points in sequence and writes every prefix: long chains are

@@ -28,8 +28,8 @@ pub enum Buffer {
     Buckets,
     /// Per-segment reduction results, read back by the host.
     Partials,
-    /// One word: the largest bucket over the adapter's per-thread limit, read back too.
-    BucketOverflow,
+    /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
+    Carries,
 }
 
 impl Buffer {
@@ -45,7 +45,7 @@ impl Buffer {
         Buffer::Entries,
         Buffer::Buckets,
         Buffer::Partials,
-        Buffer::BucketOverflow,
+        Buffer::Carries,
     ];
 }
 
@@ -69,7 +69,7 @@ impl BufferSizes {
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
             Buffer::Buckets => plan.total_buckets() as u64 * point,
             Buffer::Partials => plan.total_segments() as u64 * point,
-            Buffer::BucketOverflow => 4,
+            Buffer::Carries => plan.total_chunks() as u64 * point,
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes(sizes.map(|s| s.max(16)))
@@ -115,8 +115,8 @@ pub fn max_points(spec: &CurveSpec, limits: &wgpu::Limits) -> u32 {
 pub struct Workspace {
     sizes: BufferSizes,
     buffers: Vec<wgpu::Buffer>,
-    /// Bind groups in pipeline order: convert_and_decompose, scan, scatter, smvp, bucket_reduce.
-    pub bind_groups: [wgpu::BindGroup; 5],
+    /// Bind groups in pipeline order (as [`CurvePipelines::in_order`]).
+    pub bind_groups: [wgpu::BindGroup; 6],
 }
 
 impl Workspace {
@@ -173,7 +173,7 @@ impl Workspace {
             bind(&pipelines.scan_bucket_counts, &[(0, Params), (1, BucketCounts), (2, BucketStarts)]),
             bind(&pipelines.scatter_entries, &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)]),
             bind(
-                &pipelines.smvp,
+                &pipelines.accumulate_chunks,
                 &[
                     (0, Params),
                     (1, BucketStarts),
@@ -181,8 +181,12 @@ impl Workspace {
                     (3, Entries),
                     (4, Points),
                     (5, Buckets),
-                    (6, BucketOverflow),
+                    (6, Carries),
                 ],
+            ),
+            bind(
+                &pipelines.combine_chunk_carries,
+                &[(0, Params), (1, BucketStarts), (2, BucketCounts), (5, Buckets), (6, Carries)],
             ),
             bind(&pipelines.bucket_reduce, &[(0, Params), (1, Buckets), (2, Partials)]),
         ];

@@ -21,12 +21,20 @@ pub enum Stage {
     BucketReduce,
     /// Kernels that expose single field and curve operations to tests.
     TestOps,
+    /// The microbenchmarks of the profiler.
+    Benchmarks,
 }
 
 impl Stage {
     /// Every stage, in pipeline order (test kernels last).
-    pub const ALL: [Stage; 5] =
-        [Stage::ConvertAndDecompose, Stage::Transpose, Stage::Smvp, Stage::BucketReduce, Stage::TestOps];
+    pub const ALL: [Stage; 6] = [
+        Stage::ConvertAndDecompose,
+        Stage::Transpose,
+        Stage::Smvp,
+        Stage::BucketReduce,
+        Stage::TestOps,
+        Stage::Benchmarks,
+    ];
 
     /// The template file name under `shaders/`.
     pub fn file(self) -> &'static str {
@@ -36,6 +44,7 @@ impl Stage {
             Stage::Smvp => "smvp.wgsl",
             Stage::BucketReduce => "bucket_reduce.wgsl",
             Stage::TestOps => "test_ops.wgsl",
+            Stage::Benchmarks => "benchmarks.wgsl",
         }
     }
 
@@ -46,6 +55,7 @@ impl Stage {
             Stage::Smvp => include_str!("../../shaders/smvp.wgsl"),
             Stage::BucketReduce => include_str!("../../shaders/bucket_reduce.wgsl"),
             Stage::TestOps => include_str!("../../shaders/test_ops.wgsl"),
+            Stage::Benchmarks => include_str!("../../shaders/benchmarks.wgsl"),
         }
     }
 }

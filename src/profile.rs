@@ -1,0 +1,175 @@
+//! Profiling: where one MSM spends its time. The device's field-multiplication rate (a
+//! microbenchmark of the generated `field_mul`), the seconds of every GPU step (each submitted and
+//! waited for on its own), and each step's efficiency under the cost model of [`crate::cost`]:
+//! (counted multiplications ÷ measured rate) ÷ measured time.
+
+use crate::clock::now_seconds;
+use crate::combine::combine_windows;
+use crate::cost::step_field_muls;
+use crate::cpu_model::decompose;
+use crate::curve::{push_scalar_words, GpuCurve};
+use crate::gpu::pipelines::stage_pipelines;
+use crate::limbs::pack_limbs;
+use crate::plan::Plan;
+use crate::wgsl::Stage;
+use crate::{MsmContext, MsmError};
+
+/// Threads of the microbenchmark.
+const BENCH_THREADS: u32 = 16_384;
+/// Dependent multiplications per thread (`CHAIN` in `shaders/benchmarks.wgsl`).
+const BENCH_CHAIN: u64 = 256;
+/// Timed runs of the microbenchmark; the fastest counts (the first also compiles).
+const BENCH_RUNS: usize = 3;
+
+/// One timed step of a profiled run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepProfile {
+    /// Pipeline entry point, or "upload" / "readback".
+    pub name: &'static str,
+    /// Wall time from the previous step's end to this one's, GPU work included.
+    pub seconds: f64,
+    /// Field multiplications the cost model counts for the step.
+    pub field_muls: u64,
+}
+
+impl StepProfile {
+    /// (field_muls ÷ rate) ÷ seconds: the share of the device's multiplication throughput the
+    /// step achieves. `None` for steps without multiplications.
+    pub fn efficiency(&self, field_muls_per_second: f64) -> Option<f64> {
+        (self.field_muls > 0 && self.seconds > 0.0)
+            .then(|| self.field_muls as f64 / field_muls_per_second / self.seconds)
+    }
+}
+
+/// A profiled MSM: its result, its plan and its steps.
+#[derive(Clone, Debug)]
+pub struct Profile<R> {
+    /// The MSM result (the same as [`MsmContext::msm`]'s).
+    pub result: R,
+    /// Window width and thread counts used.
+    pub plan: Plan,
+    /// Upload, each GPU pipeline in order, and readback.
+    pub steps: Vec<StepProfile>,
+    /// Host time after the readback (decoding, window sums, Horner).
+    pub host_seconds: f64,
+}
+
+/// Throughput of the device on the generated code of one curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeviceRates {
+    /// Montgomery multiplications of the base field per second.
+    pub field_muls_per_second: f64,
+    /// Mixed additions (a stored input point into a bucket) per second.
+    pub add_stored_per_second: f64,
+}
+
+impl MsmContext {
+    /// Measures curve `G`'s [`DeviceRates`] on this device: chains of 256 dependent `field_mul`
+    /// (of 32 mixed additions) in each of 16,384 threads, fastest of three runs each.
+    pub async fn device_rates<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
+        use wgpu::util::DeviceExt;
+        let gpu = self.gpu();
+        let spec = G::spec();
+        let mut limbs = vec![0u32; spec.field.limbs];
+        let values: Vec<u32> = (0..BENCH_THREADS)
+            .flat_map(|i| {
+                limbs[0] = i & 0x1fff;
+                limbs[1] = 1 + (i >> 13);
+                pack_limbs(&limbs)
+            })
+            .collect();
+        let stored: Vec<u32> =
+            values.chunks(spec.packed_words()).flat_map(|v| v.repeat(spec.stored_coords())).collect();
+        let usage = wgpu::BufferUsages::STORAGE;
+        let buffer = |contents: &[u32]| {
+            gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("microbenchmark"),
+                contents: bytemuck::cast_slice(contents),
+                usage,
+            })
+        };
+        let (pipelines, bind_groups) = gpu
+            .capture(|| {
+                let entries = ["bench_field_mul", "bench_add_stored"];
+                let pipelines = stage_pipelines(&gpu.device, spec, self.mul_form(), Stage::Benchmarks, entries);
+                let (values, stored) = (buffer(&values), buffer(&stored));
+                let bind_groups = [(&pipelines[0], &values, None), (&pipelines[1], &values, Some(&stored))].map(
+                    |(pipeline, values, stored)| {
+                        let mut entries =
+                            vec![wgpu::BindGroupEntry { binding: 0, resource: values.as_entire_binding() }];
+                        if let Some(stored) = stored {
+                            entries.push(wgpu::BindGroupEntry { binding: 1, resource: stored.as_entire_binding() });
+                        }
+                        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("microbenchmark"),
+                            layout: &pipeline.get_bind_group_layout(0),
+                            entries: &entries,
+                        })
+                    },
+                );
+                (pipelines, bind_groups)
+            })
+            .await?;
+        let mut seconds = [f64::INFINITY; 2];
+        for ((pipeline, bind_group), best) in pipelines.iter().zip(&bind_groups).zip(&mut seconds) {
+            for _ in 0..BENCH_RUNS {
+                let started = now_seconds();
+                gpu.capture(|| {
+                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                    {
+                        let mut pass = encoder.begin_compute_pass(&Default::default());
+                        pass.set_pipeline(pipeline);
+                        pass.set_bind_group(0, bind_group, &[]);
+                        pass.dispatch_workgroups(BENCH_THREADS.div_ceil(64), 1, 1);
+                    }
+                    gpu.queue.submit([encoder.finish()]);
+                })
+                .await?;
+                gpu.finish_queue().await?;
+                *best = best.min(now_seconds() - started);
+            }
+        }
+        let threads = BENCH_THREADS as f64;
+        Ok(DeviceRates {
+            field_muls_per_second: threads * BENCH_CHAIN as f64 / seconds[0],
+            add_stored_per_second: threads * (BENCH_CHAIN / 8) as f64 / seconds[1],
+        })
+    }
+
+    /// [`MsmContext::msm`] with every GPU step submitted and timed on its own, and the cost
+    /// model's multiplication count of each step (slower than `msm`: for finding where time goes).
+    pub async fn msm_profiled<G: GpuCurve>(
+        &self,
+        points: &[G],
+        scalars: &[G::ScalarField],
+    ) -> Result<Profile<G::Group>, MsmError> {
+        if points.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
+        }
+        let n = points.len();
+        let max = self.max_points::<G>();
+        if n == 0 || n > max {
+            return Err(MsmError::InputTooLarge { n, max });
+        }
+        let spec = G::spec();
+        let plan = Plan::choose(n as u32, spec.scalar_bits);
+        let mut raw_points = Vec::with_capacity(n * 2 * spec.coord_words);
+        points.iter().for_each(|p| p.push_words(&mut raw_points));
+        let mut raw_scalars = Vec::new();
+        scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
+        let (partials, seconds) = self.run::<G>(&plan, &raw_points, &raw_scalars, true).await?;
+        let started = now_seconds();
+        let result = combine_windows(&partials, &plan);
+        let host_seconds = now_seconds() - started;
+
+        let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
+        let (_, counts) = decompose(&raw_scalars, &skip, &plan);
+        let muls = step_field_muls(spec, &plan, &counts);
+        let muls_of = |name: &str| muls.iter().find(|(step, _)| *step == name).map_or(0, |(_, m)| *m);
+        let steps = seconds
+            .into_iter()
+            .map(|(name, seconds)| StepProfile { name, seconds, field_muls: muls_of(name) })
+            .collect();
+        Ok(Profile { result, plan, steps, host_seconds })
+    }
+}
