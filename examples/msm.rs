@@ -68,6 +68,14 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool) -> bool {
     };
     println!("GPU cold (context + pipelines + first MSM): {cold_time:.2?}");
     println!("GPU warm: {warm_time:.2?}");
+    let pass = n.min(ctx.max_piece_points::<G>());
+    let bytes = MsmContext::gpu_memory_bytes::<G>(pass);
+    println!(
+        "GPU buffers: {:.1} MiB for a pass of {pass} points ({} bytes per point), {} pass(es)",
+        bytes as f64 / (1u64 << 20) as f64,
+        bytes / pass as u64,
+        n.div_ceil(pass)
+    );
     println!("arkworks VariableBaseMSM::msm (same input, this build's threads): {ark_time:.2?}");
     println!("warm GPU / arkworks = {:.2}", warm_time.as_secs_f64() / ark_time.as_secs_f64());
     let mut verified = cold == expected && warm == expected;

@@ -16,6 +16,9 @@ use crate::plan::Plan;
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
+/// Most GPU passes one call is split into (bounds host memory and time of a single call).
+pub const MAX_PIECES: usize = 64;
+
 /// A WebGPU device ready to compute MSMs.
 ///
 /// Create one and keep it: the first call for each curve compiles that curve's shaders, and
@@ -24,6 +27,8 @@ use crate::MsmError;
 pub struct MsmContext {
     gpu: Gpu,
     mul_form: MulForm,
+    /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
+    piece_limit: Option<usize>,
     curves: Mutex<HashMap<TypeId, Arc<CurveRunner>>>,
 }
 
@@ -49,7 +54,15 @@ impl MsmContext {
     async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
         let gpu = Gpu::new().await?;
         let mul_form = mul_form.unwrap_or_else(|| MulForm::for_adapter(&gpu.info));
-        Ok(MsmContext { gpu, mul_form, curves: Mutex::new(HashMap::new()) })
+        Ok(MsmContext { gpu, mul_form, piece_limit: None, curves: Mutex::new(HashMap::new()) })
+    }
+
+    /// This context with at most `points` points per GPU pass, so tests can exercise the
+    /// splitting of large inputs with small ones.
+    #[doc(hidden)]
+    pub fn with_piece_limit(mut self, points: usize) -> Self {
+        self.piece_limit = Some(points.max(1));
+        self
     }
 
     /// How this context generates field multiplication (chosen per adapter).
@@ -62,9 +75,22 @@ impl MsmContext {
         self.gpu.info.clone()
     }
 
-    /// The largest number of points one call takes on curve `G` with this device's limits.
+    /// The most points one GPU pass takes on curve `G` with this device's limits; larger
+    /// inputs run as several passes whose results are added.
+    pub fn max_piece_points<G: GpuCurve>(&self) -> usize {
+        let device = max_points(G::spec(), &self.gpu.limits) as usize;
+        self.piece_limit.map_or(device, |limit| limit.min(device))
+    }
+
+    /// The largest number of points one call takes on curve `G`: [`MAX_PIECES`] passes of
+    /// [`MsmContext::max_piece_points`].
     pub fn max_points<G: GpuCurve>(&self) -> usize {
-        max_points(G::spec(), &self.gpu.limits) as usize
+        self.max_piece_points::<G>() * MAX_PIECES
+    }
+
+    /// Bytes of GPU buffers one pass of `n` points (at most `max_piece_points`) uses on `G`.
+    pub fn gpu_memory_bytes<G: GpuCurve>(n: usize) -> u64 {
+        BufferSizes::for_plan(G::spec(), &Plan::choose(n as u32, G::spec().scalar_bits)).total()
     }
 
     /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
@@ -99,9 +125,19 @@ impl MsmContext {
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let plan = Plan::choose(n as u32, scalar_bits);
-        let (partials, _) = self.run::<G>(&plan, raw_points, raw_scalars, false).await?;
-        Ok(combine_windows(&partials, &plan))
+        // Equal pieces that each fit the device; their sums add up.
+        let pieces = n.div_ceil(self.max_piece_points::<G>());
+        let piece_len = n.div_ceil(pieces);
+        let point_words = raw_points.len() / n;
+        let mut total = G::Group::zero();
+        for (points, scalars) in
+            raw_points.chunks(piece_len * point_words).zip(raw_scalars.chunks(piece_len * SCALAR_WORDS))
+        {
+            let plan = Plan::choose((scalars.len() / SCALAR_WORDS) as u32, scalar_bits);
+            let (partials, _) = self.run::<G>(&plan, points, scalars, false).await?;
+            total += combine_windows(&partials, &plan);
+        }
+        Ok(total)
     }
 
     /// Runs the GPU stages for `plan` and decodes the partial sums; with `profile`, also the

@@ -44,7 +44,8 @@ pub enum MsmError {
         /// Number of scalars given.
         scalars: usize,
     },
-    /// The input does not fit the device's limits in one pass.
+    /// More points than one call takes (`MsmContext::max_points`: the device's largest pass
+    /// times `MAX_PIECES`; for a profiled run, one pass).
     #[error("input of {n} points exceeds the largest this device can take, {max}")]
     InputTooLarge {
         /// Number of points given.

@@ -46,6 +46,6 @@ pub mod wasm;
 pub mod wgsl;
 
 pub use bytes::CurveId;
-pub use context::{msm, MsmContext};
+pub use context::{msm, MsmContext, MAX_PIECES};
 pub use curve::{CurveModel, CurveSpec, GpuCurve, OpMuls};
 pub use error::MsmError;

@@ -88,12 +88,37 @@ fn bad_inputs_get_typed_errors<G: GpuCurve>() {
     assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)).err(), Some(mismatch.clone()));
     let Some(ctx) = context() else { return };
     assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)).err(), Some(mismatch));
-    // More points than the device's buffers take: InputTooLarge, before any upload.
-    let max = ctx.max_points::<G>();
-    assert!(max >= 1 << 20, "{} takes 2^20 points within WebGPU's default limits", G::spec().name);
-    let too_many = vec![points[0]; max + 1];
+    let piece = ctx.max_piece_points::<G>();
+    assert!(piece >= 1 << 20, "{} takes 2^20 points per pass within WebGPU's default limits", G::spec().name);
+    assert_eq!(ctx.max_points::<G>(), piece * webgpu_msm::MAX_PIECES);
+}
+
+/// Inputs larger than one GPU pass run as several passes (here with passes capped at 64 points
+/// so it is cheap); more than MAX_PIECES passes' worth gets InputTooLarge before any upload.
+fn large_inputs_are_split_into_passes<G: GpuCurve>() {
+    let Some(_) = context() else { return };
+    let ctx = pollster::block_on(MsmContext::new()).expect("adapter").with_piece_limit(64);
+    let max = 64 * webgpu_msm::MAX_PIECES;
+    assert_eq!(ctx.max_points::<G>(), max);
+    let mut rng = StdRng::seed_from_u64(4);
+    for n in [65, 1000, max] {
+        let points = random_points::<G>(n, &mut rng);
+        let scalars = random_scalars::<G>(n, &mut rng);
+        check(&ctx, "split into passes", &points, &scalars);
+    }
+    let too_many = vec![random_points::<G>(1, &mut rng)[0]; max + 1];
     let zeros = vec![G::ScalarField::zero(); max + 1];
     assert_eq!(pollster::block_on(ctx.msm(&too_many, &zeros)).err(), Some(MsmError::InputTooLarge { n: max + 1, max }));
+}
+
+#[test]
+fn bls12_377_large_inputs_are_split_into_passes() {
+    large_inputs_are_split_into_passes::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_large_inputs_are_split_into_passes() {
+    large_inputs_are_split_into_passes::<EdwardsAffine>();
 }
 
 #[test]

@@ -80,6 +80,11 @@ impl BufferSizes {
         self.0[buffer as usize]
     }
 
+    /// All buffers together.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
     /// The largest buffer.
     pub fn largest(&self) -> u64 {
         self.0.iter().copied().max().unwrap_or(0)
