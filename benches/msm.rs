@@ -3,6 +3,11 @@
 //! `cargo bench --bench msm`; sizes from `WEBGPU_MSM_BENCH_LOG_SIZES` (comma-separated log2 n,
 //! default `10,12,14`), curves from `WEBGPU_MSM_BENCH_CURVES` (default both). The cold time
 //! (context creation, pipeline compilation and the first call) is printed once per curve.
+//! `--features arkworks-parallel` runs arkworks with its `parallel` feature (all cores).
+//!
+//! Skewed scalars: `WEBGPU_MSM_BENCH_SKEW_LOG_SIZE` (default 12) times the GPU on the same points
+//! with uniform scalars, 90% equal scalars, scalars in {0, 1}, scalars in the lowest window only
+//! and half zero scalars (group `<curve>/skew`).
 
 use std::time::Instant;
 
@@ -47,8 +52,38 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, log_sizes: &[u32]) {
         group.bench_with_input(BenchmarkId::new("gpu_warm", format!("2^{log}")), &log, |b, _| {
             b.iter(|| pollster::block_on(ctx.msm(&points, &scalars)).expect("GPU msm"))
         });
-        group.bench_with_input(BenchmarkId::new("arkworks_1_thread", format!("2^{log}")), &log, |b, _| {
+        group.bench_with_input(BenchmarkId::new(ARKWORKS, format!("2^{log}")), &log, |b, _| {
             b.iter(|| G::Group::msm(&points, &scalars).expect("same lengths"))
+        });
+    }
+    group.finish();
+    bench_skew::<G>(c, &ctx);
+}
+
+/// The arkworks configuration measured.
+const ARKWORKS: &str = if cfg!(feature = "arkworks-parallel") { "arkworks_parallel" } else { "arkworks_1_thread" };
+
+/// GPU time on skewed scalar distributions against uniform ones, same points and n.
+fn bench_skew<G: GpuCurve>(c: &mut Criterion, ctx: &MsmContext) {
+    let log: u32 = std::env::var("WEBGPU_MSM_BENCH_SKEW_LOG_SIZE").map_or(12, |v| v.parse().expect("log2 size"));
+    let n = 1usize << log;
+    let (points, uniform) = inputs::<G>(n);
+    let pick = |f: &dyn Fn(usize) -> G::ScalarField| (0..n).map(f).collect::<Vec<_>>();
+    let lowest_window = (G::spec().scalar_bits / 32).max(2) as u64;
+    let distributions: [(&str, Vec<G::ScalarField>); 5] = [
+        ("uniform", uniform.clone()),
+        ("90pct_equal", pick(&|i| if i % 10 == 0 { uniform[i] } else { uniform[0] })),
+        ("zero_or_one", pick(&|i| G::ScalarField::from((i % 2) as u64))),
+        ("lowest_window_only", pick(&|i| G::ScalarField::from(i as u64 % (1 << lowest_window)))),
+        ("half_zero", pick(&|i| if i % 2 == 0 { uniform[i] } else { G::ScalarField::from(0u64) })),
+    ];
+    let mut group = c.benchmark_group(format!("{}/skew", G::spec().name));
+    group.sample_size(10);
+    for (name, scalars) in &distributions {
+        let expected = G::Group::msm(&points, scalars).expect("same lengths");
+        assert_eq!(pollster::block_on(ctx.msm(&points, scalars)), Ok(expected), "GPU result, {name}");
+        group.bench_with_input(BenchmarkId::new(*name, format!("2^{log}")), name, |b, _| {
+            b.iter(|| pollster::block_on(ctx.msm(&points, scalars)).expect("GPU msm"))
         });
     }
     group.finish();
