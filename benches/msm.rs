@@ -3,7 +3,8 @@
 //! `cargo bench --bench msm`; sizes from `WEBGPU_MSM_BENCH_LOG_SIZES` (comma-separated log2 n,
 //! default `10,12,14`), curves from `WEBGPU_MSM_BENCH_CURVES` (default both). The cold time
 //! (context creation, pipeline compilation and the first call) is printed once per curve.
-//! `--features arkworks-parallel` runs arkworks with its `parallel` feature (all cores).
+//! `gpu_warm` uploads and converts the points in every call; `gpu_prepared_bases` uses points
+//! prepared once (`MsmContext::prepare`). `--features arkworks-parallel` runs arkworks with its `parallel` feature (all cores).
 //!
 //! Skewed scalars: `WEBGPU_MSM_BENCH_SKEW_LOG_SIZE` (default 12) times the GPU on the same points
 //! with uniform scalars, 90% equal scalars, scalars in {0, 1}, scalars in the lowest window only
@@ -51,6 +52,11 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, log_sizes: &[u32]) {
         assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)), Ok(expected), "GPU result at 2^{log}");
         group.bench_with_input(BenchmarkId::new("gpu_warm", format!("2^{log}")), &log, |b, _| {
             b.iter(|| pollster::block_on(ctx.msm(&points, &scalars)).expect("GPU msm"))
+        });
+        let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
+        assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "prepared result at 2^{log}");
+        group.bench_with_input(BenchmarkId::new("gpu_prepared_bases", format!("2^{log}")), &log, |b, _| {
+            b.iter(|| pollster::block_on(ctx.msm_prepared(&bases, &scalars)).expect("GPU msm"))
         });
         group.bench_with_input(BenchmarkId::new(ARKWORKS, format!("2^{log}")), &log, |b, _| {
             b.iter(|| G::Group::msm(&points, &scalars).expect("same lengths"))

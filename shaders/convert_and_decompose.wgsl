@@ -1,5 +1,7 @@
-// Stage 1, one thread per input: converts point i into Montgomery form (and the curve's stored
-// form), splits scalar i into signed windows and counts each window's bucket sizes.
+// Stage 1, one thread per input, in two kernels:
+//   convert_points: point i into Montgomery form (the curve's stored form), and whether it is
+//     the identity (prepared bases run it once, at preparation);
+//   decompose_scalars: scalar i into signed windows, counting each window's bucket sizes.
 //
 // Digits: window w holds bits [w·c, (w+1)·c) of the scalar plus the carry from window w − 1.
 // A value v ≥ 2^(c−1) becomes v − 2^c with a carry into the next window, so every digit lies in
@@ -14,6 +16,8 @@
 // 8 little-endian u32 words per scalar.
 @group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
+// identity[i] = 1 if point i is the identity (it gets no digits), else 0.
+@group(0) @binding(6) var<storage, read_write> identity: array<u32>;
 // digits[w·n + i]: the digit of scalar i in window w (magnitude | DIGIT_NEGATIVE, 0 for none).
 @group(0) @binding(4) var<storage, read_write> digits: array<u32>;
 // bucket_counts[w·h + b − 1]: how many points enter bucket b of window w.
@@ -36,14 +40,23 @@ fn scalar_bits(i: u32, bit: u32, width: u32) -> u32 {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn convert_and_decompose(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
     if (i >= params.n) {
         return;
     }
     let raw = raw_points[i];
     points[i] = stored_pack(stored_from_raw(raw));
-    let skip = raw_is_identity(raw);
+    identity[i] = select(0u, 1u, raw_is_identity(raw));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = thread_index(gid, nwg);
+    if (i >= params.n) {
+        return;
+    }
+    let skip = identity[i] != 0u;
 
     let c = params.window_bits;
     let half = params.num_buckets;

@@ -12,7 +12,7 @@ use std::str::FromStr;
 use ark_ec::CurveGroup;
 
 use crate::curve::{GpuCurve, PointError, MAX_SCALAR_BITS, SCALAR_WORDS};
-use crate::{MsmContext, MsmError};
+use crate::{MsmContext, MsmError, PreparedBases};
 
 /// Bytes per scalar.
 pub const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
@@ -124,6 +124,62 @@ impl MsmContext {
 
     async fn msm_decoded_on<G: GpuCurve>(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
         let result = self.msm_words::<G>(&inputs.raw_points, &inputs.raw_scalars, MAX_SCALAR_BITS).await?;
+        Ok(encode_point::<G>(&result))
+    }
+}
+
+/// Prepared bases of either curve, for the bytes API ([`MsmContext::prepare_bytes`]).
+pub enum PreparedBytes {
+    /// BLS12-377 G1 points.
+    Bls12_377(PreparedBases<ark_bls12_377::G1Affine>),
+    /// ed-on-bls12-377 points.
+    EdOnBls12_377(PreparedBases<ark_ed_on_bls12_377::EdwardsAffine>),
+}
+
+impl PreparedBytes {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        match self {
+            PreparedBytes::Bls12_377(b) => b.len(),
+            PreparedBytes::EdOnBls12_377(b) => b.len(),
+        }
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl MsmContext {
+    /// Validates a points buffer (every error of this module) and prepares it on the GPU.
+    pub async fn prepare_bytes(&self, curve: CurveId, points: &[u8]) -> Result<PreparedBytes, MsmError> {
+        Ok(match curve {
+            CurveId::Bls12_377 => PreparedBytes::Bls12_377(self.prepare_bytes_on(points).await?),
+            CurveId::EdOnBls12_377 => PreparedBytes::EdOnBls12_377(self.prepare_bytes_on(points).await?),
+        })
+    }
+
+    async fn prepare_bytes_on<G: GpuCurve>(&self, points: &[u8]) -> Result<PreparedBases<G>, MsmError> {
+        let words = decode_points::<G>(points)?;
+        self.prepare_words::<G>(&words, points.len() / point_bytes::<G>()).await
+    }
+
+    /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer; the result in the points encoding.
+    pub async fn msm_prepared_bytes(&self, bases: &PreparedBytes, scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
+        let raw_scalars = decode_scalars(scalars)?;
+        match bases {
+            PreparedBytes::Bls12_377(b) => self.msm_prepared_bytes_on(b, &raw_scalars).await,
+            PreparedBytes::EdOnBls12_377(b) => self.msm_prepared_bytes_on(b, &raw_scalars).await,
+        }
+    }
+
+    async fn msm_prepared_bytes_on<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        raw: &[u32],
+    ) -> Result<Vec<u8>, MsmError> {
+        let result = self.msm_prepared_words(bases, raw, MAX_SCALAR_BITS).await?;
         Ok(encode_point::<G>(&result))
     }
 }

@@ -2,6 +2,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
@@ -10,7 +11,7 @@ use crate::combine::{combine_windows, decode_points};
 use crate::curve::{push_scalar_words, GpuCurve, SCALAR_WORDS};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
-use crate::gpu::run::run_stages;
+use crate::gpu::run::{run_stages, PointSource};
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
 use crate::plan::Plan;
 use crate::wgsl::MulForm;
@@ -25,6 +26,8 @@ pub const MAX_PIECES: usize = 64;
 /// buffers are kept for later calls of the same or smaller size. Calls on one context may run
 /// concurrently; calls on the same curve take turns on its buffers.
 pub struct MsmContext {
+    /// Unique per context: prepared bases remember which context holds their buffers.
+    pub(crate) id: u64,
     gpu: Gpu,
     mul_form: MulForm,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
@@ -54,7 +57,9 @@ impl MsmContext {
     async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
         let gpu = Gpu::new().await?;
         let mul_form = mul_form.unwrap_or_else(|| MulForm::for_adapter(&gpu.info));
-        Ok(MsmContext { gpu, mul_form, piece_limit: None, curves: Mutex::new(HashMap::new()) })
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(MsmContext { id, gpu, mul_form, piece_limit: None, curves: Mutex::new(HashMap::new()) })
     }
 
     /// This context with at most `points` points per GPU pass, so tests can exercise the
@@ -86,6 +91,12 @@ impl MsmContext {
     /// [`MsmContext::max_piece_points`].
     pub fn max_points<G: GpuCurve>(&self) -> usize {
         self.max_piece_points::<G>() * MAX_PIECES
+    }
+
+    /// Points per pass for an input of `n` points: equal passes that each fit the device (their
+    /// sums add up).
+    pub(crate) fn piece_len<G: GpuCurve>(&self, n: usize) -> usize {
+        n.div_ceil(n.div_ceil(self.max_piece_points::<G>()).max(1)).max(1)
     }
 
     /// Bytes of GPU buffers one pass of `n` points (at most `max_piece_points`) uses on `G`.
@@ -125,16 +136,14 @@ impl MsmContext {
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        // Equal pieces that each fit the device; their sums add up.
-        let pieces = n.div_ceil(self.max_piece_points::<G>());
-        let piece_len = n.div_ceil(pieces);
+        let piece_len = self.piece_len::<G>(n);
         let point_words = raw_points.len() / n;
         let mut total = G::Group::zero();
         for (points, scalars) in
             raw_points.chunks(piece_len * point_words).zip(raw_scalars.chunks(piece_len * SCALAR_WORDS))
         {
             let plan = Plan::choose((scalars.len() / SCALAR_WORDS) as u32, scalar_bits);
-            let (partials, _) = self.run::<G>(&plan, points, scalars, false).await?;
+            let (partials, _) = self.run::<G>(&plan, PointSource::Upload(points), scalars, false).await?;
             total += combine_windows(&partials, &plan);
         }
         Ok(total)
@@ -145,7 +154,7 @@ impl MsmContext {
     pub(crate) async fn run<G: GpuCurve>(
         &self,
         plan: &Plan,
-        raw_points: &[u32],
+        points: PointSource<'_>,
         raw_scalars: &[u32],
         profile: bool,
     ) -> Result<(Vec<G::Group>, Vec<(&'static str, f64)>), MsmError> {
@@ -163,7 +172,7 @@ impl MsmContext {
         let workspace = workspace.as_ref().expect("workspace was just created");
         let partial_bytes = plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words() * 4) as u64;
         let output =
-            run_stages(&self.gpu, &runner.pipelines, workspace, plan, raw_points, raw_scalars, partial_bytes, profile)
+            run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile)
                 .await?;
         Ok((decode_points::<G>(&output.partials)?, output.stage_seconds))
     }

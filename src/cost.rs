@@ -8,11 +8,12 @@ use crate::plan::Plan;
 /// Field multiplications of each pipeline step, in the order the steps run (the names of
 /// `CurvePipelines::in_order`). `counts[w·h + b − 1]` is the size of bucket b of window w
 /// (`cpu_model::decompose` computes them).
-pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> [(&'static str, u64); 6] {
+pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> [(&'static str, u64); 7] {
     let muls = spec.op_muls();
     let entries: u64 = counts.iter().map(|&c| c as u64).sum();
     [
-        ("convert_and_decompose", plan.n as u64 * muls.convert),
+        ("convert_points", plan.n as u64 * muls.convert),
+        ("decompose_scalars", 0),
         ("scan_bucket_counts", 0),
         ("scatter_entries", 0),
         ("accumulate_chunks", entries * muls.add_stored),

@@ -53,6 +53,9 @@ pub enum MsmError {
         /// The largest number of points the device takes.
         max: usize,
     },
+    /// Prepared bases were used with a context other than the one that prepared them.
+    #[error("these prepared bases belong to another MsmContext")]
+    ForeignBases,
     /// The GPU reported a validation or out-of-memory error.
     #[error("GPU error: {0}")]
     Gpu(String),

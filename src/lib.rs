@@ -37,6 +37,7 @@ mod gpu;
 pub mod inputs;
 pub mod limbs;
 pub mod plan;
+mod prepared;
 pub mod profile;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
@@ -49,3 +50,4 @@ pub use bytes::CurveId;
 pub use context::{msm, MsmContext, MAX_PIECES};
 pub use curve::{CurveModel, CurveSpec, GpuCurve, OpMuls};
 pub use error::MsmError;
+pub use prepared::PreparedBases;

@@ -9,6 +9,7 @@ use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
 use crate::curve::{push_scalar_words, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
+use crate::gpu::run::PointSource;
 use crate::limbs::pack_limbs;
 use crate::plan::Plan;
 use crate::wgsl::Stage;
@@ -157,7 +158,7 @@ impl MsmContext {
         points.iter().for_each(|p| p.push_words(&mut raw_points));
         let mut raw_scalars = Vec::new();
         scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
-        let (partials, seconds) = self.run::<G>(&plan, &raw_points, &raw_scalars, true).await?;
+        let (partials, seconds) = self.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, true).await?;
         let started = now_seconds();
         let result = combine_windows(&partials, &plan);
         let host_seconds = now_seconds() - started;

@@ -7,8 +7,14 @@
 //! export class MsmContext {
 //!   static create(): Promise<MsmContext>;
 //!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
+//!   prepare(curve: Curve, points: Uint8Array): Promise<PreparedBases>;
 //!   readonly adapterInfo: string;
 //!   readonly backend: string;
+//!   free(): void;
+//! }
+//! export class PreparedBases {
+//!   msm(scalars: Uint8Array): Promise<Uint8Array>;
+//!   readonly length: number;
 //!   free(): void;
 //! }
 //! ```
@@ -23,7 +29,7 @@ use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, DecodedInputs, SCALAR_BYTES};
+use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, DecodedInputs, PreparedBytes, SCALAR_BYTES};
 use crate::curve::GpuCurve;
 use crate::MsmError;
 
@@ -90,6 +96,17 @@ impl JsMsmContext {
         future_to_promise(async move { run_msm(&inner, &curve, &points, &scalars).await })
     }
 
+    /// Uploads and converts `points` once; the returned bases take any number of `msm(scalars)`
+    /// calls. Rejects on bad points (the same errors as `msm`).
+    #[wasm_bindgen(unchecked_return_type = "Promise<PreparedBases>")]
+    pub fn prepare(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String, points: Vec<u8>) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let bases = inner.prepare_bytes(curve.parse().map_err(js_error)?, &points).await.map_err(js_error)?;
+            Ok(JsPreparedBases { context: inner, bases: Rc::new(bases) }.into())
+        })
+    }
+
     /// Vendor / architecture / description of the adapter.
     #[wasm_bindgen(getter, js_name = adapterInfo)]
     pub fn adapter_info(&self) -> String {
@@ -100,6 +117,32 @@ impl JsMsmContext {
     #[wasm_bindgen(getter)]
     pub fn backend(&self) -> String {
         format!("{:?}", self.inner.adapter_info().backend)
+    }
+}
+
+/// Points prepared on a context's GPU by `MsmContext.prepare`.
+#[wasm_bindgen(js_name = PreparedBases)]
+pub struct JsPreparedBases {
+    context: Rc<crate::MsmContext>,
+    bases: Rc<PreparedBytes>,
+}
+
+#[wasm_bindgen(js_class = PreparedBases)]
+impl JsPreparedBases {
+    /// Σ kᵢ·Pᵢ over these points; rejects on a scalars buffer of the wrong length.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
+    pub fn msm(&self, scalars: Vec<u8>) -> Promise {
+        let (context, bases) = (self.context.clone(), self.bases.clone());
+        future_to_promise(async move {
+            let result = context.msm_prepared_bytes(&bases, &scalars).await.map_err(js_error)?;
+            Ok(Uint8Array::from(result.as_slice()).into())
+        })
+    }
+
+    /// Number of points.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.bases.len()
     }
 }
 

@@ -208,3 +208,44 @@ fn ed_on_bls12_377_bucket_larger_than_a_thread_can_sum() {
     let scalars = vec![ark_ed_on_bls12_377::Fr::from(5u64); n];
     check(ctx, "70,000 points in one bucket", &points, &scalars);
 }
+
+/// Prepared bases: converted once, then several scalar vectors against arkworks; identity
+/// points among them; passes; the errors for a wrong length and another context's bases.
+fn prepared_bases_match_arkworks<G: GpuCurve>() {
+    let Some(ctx) = context() else { return };
+    let mut rng = StdRng::seed_from_u64(8);
+    let n = 700;
+    let mut points = random_points::<G>(n, &mut rng);
+    points[3] = G::zero();
+    let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
+    assert_eq!(bases.len(), n);
+    for round in 0..3 {
+        let scalars = random_scalars::<G>(n, &mut rng);
+        let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+        assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "round {round}");
+    }
+    // The workspace is shared with ordinary calls of another size in between.
+    check(ctx, "ordinary call between prepared ones", &points[..100], &random_scalars::<G>(100, &mut rng));
+    let scalars = random_scalars::<G>(n, &mut rng);
+    let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "after an ordinary call");
+
+    let short = random_scalars::<G>(n - 1, &mut rng);
+    let mismatch = MsmError::LengthMismatch { points: n, scalars: n - 1 };
+    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short)), Err(mismatch));
+
+    let split = pollster::block_on(MsmContext::new()).expect("adapter").with_piece_limit(256);
+    assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Err(MsmError::ForeignBases));
+    let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
+    assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
+}
+
+#[test]
+fn bls12_377_prepared_bases_match_arkworks() {
+    prepared_bases_match_arkworks::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_prepared_bases_match_arkworks() {
+    prepared_bases_match_arkworks::<EdwardsAffine>();
+}

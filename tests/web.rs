@@ -4,6 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, Uint8Array};
+use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -92,4 +93,25 @@ async fn bad_input_rejects_with_a_named_error() {
     let mut off_curve = points.clone();
     off_curve[0] ^= 1;
     expect(gpu_msm("bls12-377", &off_curve, &scalars).await, "point 0 is not on the curve");
+}
+
+/// Prepared bases in JS: two scalar vectors over the same prepared points, and a wrong-length
+/// scalars buffer rejected with its error.
+#[wasm_bindgen_test]
+async fn prepared_bases_match_arkworks() {
+    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    for curve in CURVES {
+        let (points, _) = inputs(curve, 50, 11);
+        let bases = JsFuture::from(ctx.prepare(curve.into(), points.clone())).await.expect("prepare");
+        let bases = webgpu_msm::wasm::JsPreparedBases::try_from_js_value(bases).expect("PreparedBases");
+        assert_eq!(bases.length(), 50);
+        for seed in [12, 13] {
+            let (_, scalars) = inputs(curve, 50, seed);
+            let got = JsFuture::from(bases.msm(scalars.clone())).await.expect("prepared msm");
+            assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), reference(curve, &points, &scalars));
+        }
+        let error = JsFuture::from(bases.msm(vec![0; 31])).await.expect_err("bad length");
+        let message = String::from(error.dyn_into::<js_sys::Error>().expect("Error").message());
+        assert!(message.contains("scalars"), "{message}");
+    }
 }

@@ -5,8 +5,10 @@ use crate::wgsl::{compose, MulForm, Stage};
 
 /// One compute pipeline per entry point of the MSM stages.
 pub struct CurvePipelines {
-    /// Stage 1.
-    pub convert_and_decompose: wgpu::ComputePipeline,
+    /// Stage 1, points (skipped for prepared bases).
+    pub convert_points: wgpu::ComputePipeline,
+    /// Stage 1, scalars.
+    pub decompose_scalars: wgpu::ComputePipeline,
     /// Stage 2, prefix scan.
     pub scan_bucket_counts: wgpu::ComputePipeline,
     /// Stage 2, scatter.
@@ -47,15 +49,16 @@ pub fn stage_pipelines<const K: usize>(
 impl CurvePipelines {
     /// Compiles every stage of the pipeline for `spec`.
     pub fn new(device: &wgpu::Device, spec: &CurveSpec, form: MulForm) -> Self {
-        let [convert_and_decompose] =
-            stage_pipelines(device, spec, form, Stage::ConvertAndDecompose, ["convert_and_decompose"]);
+        let [convert_points, decompose_scalars] =
+            stage_pipelines(device, spec, form, Stage::ConvertAndDecompose, ["convert_points", "decompose_scalars"]);
         let [scan_bucket_counts, scatter_entries] =
             stage_pipelines(device, spec, form, Stage::Transpose, ["scan_bucket_counts", "scatter_entries"]);
         let [accumulate_chunks, combine_chunk_carries] =
             stage_pipelines(device, spec, form, Stage::Smvp, ["accumulate_chunks", "combine_chunk_carries"]);
         let [bucket_reduce] = stage_pipelines(device, spec, form, Stage::BucketReduce, ["bucket_reduce"]);
         CurvePipelines {
-            convert_and_decompose,
+            convert_points,
+            decompose_scalars,
             scan_bucket_counts,
             scatter_entries,
             accumulate_chunks,
@@ -65,9 +68,10 @@ impl CurvePipelines {
     }
 
     /// Every pipeline with its name, in the order the stages run.
-    pub fn in_order(&self) -> [(&'static str, &wgpu::ComputePipeline); 6] {
+    pub fn in_order(&self) -> [(&'static str, &wgpu::ComputePipeline); 7] {
         [
-            ("convert_and_decompose", &self.convert_and_decompose),
+            ("convert_points", &self.convert_points),
+            ("decompose_scalars", &self.decompose_scalars),
             ("scan_bucket_counts", &self.scan_bucket_counts),
             ("scatter_entries", &self.scatter_entries),
             ("accumulate_chunks", &self.accumulate_chunks),

@@ -32,9 +32,29 @@ pub struct RunOutput {
     pub stage_seconds: Vec<(&'static str, f64)>,
 }
 
+/// Where a run's points come from.
+#[derive(Clone, Copy)]
+pub enum PointSource<'a> {
+    /// Upload words (canonical affine coordinates), converted by `convert_points` in this run.
+    Upload(&'a [u32]),
+    /// Points already converted on the GPU (prepared bases).
+    Prepared(&'a PreparedPiece),
+}
+
+/// Points converted once into their stored form and kept on the GPU.
+pub struct PreparedPiece {
+    /// Number of points.
+    pub n: u32,
+    /// Stored points, as `Buffer::Points`.
+    pub points: wgpu::Buffer,
+    /// Identity flags, as `Buffer::Identity`.
+    pub identity: wgpu::Buffer,
+}
+
 /// Workgroup counts of each pipeline, in [`CurvePipelines::in_order`] order.
-fn dispatches(plan: &Plan) -> [(u32, u32); 6] {
+fn dispatches(plan: &Plan) -> [(u32, u32); 7] {
     [
+        dispatch_size(plan.n),
         dispatch_size(plan.n),
         (plan.num_windows, 1),
         dispatch_size(plan.n),
@@ -53,16 +73,32 @@ pub async fn run_stages(
     pipelines: &CurvePipelines,
     workspace: &Workspace,
     plan: &Plan,
-    raw_points: &[u32],
+    source: PointSource<'_>,
     raw_scalars: &[u32],
     partials_bytes: u64,
     profile: bool,
 ) -> Result<RunOutput, MsmError> {
-    let steps = || pipelines.in_order().into_iter().zip(dispatches(plan)).zip(&workspace.bind_groups);
+    let prepared_groups = match source {
+        PointSource::Prepared(piece) => Some(
+            gpu.capture(|| workspace.prepared_bind_groups(&gpu.device, pipelines, &piece.points, &piece.identity))
+                .await?,
+        ),
+        PointSource::Upload(_) => None,
+    };
+    let steps = || {
+        let groups = pipelines.in_order().into_iter().zip(dispatches(plan)).zip(&workspace.bind_groups);
+        groups.filter_map(|(((name, pipeline), dispatch), bind_group)| match (&prepared_groups, name) {
+            (None, _) => Some((((name, pipeline), dispatch), bind_group)),
+            (Some(_), "convert_points") => None,
+            (Some([decompose, _]), "decompose_scalars") => Some((((name, pipeline), dispatch), decompose)),
+            (Some([_, accumulate]), "accumulate_chunks") => Some((((name, pipeline), dispatch), accumulate)),
+            (Some(_), _) => Some((((name, pipeline), dispatch), bind_group)),
+        })
+    };
     if !profile {
         let staging = gpu
             .capture(|| {
-                let mut encoder = upload(gpu, workspace, plan, raw_points, raw_scalars);
+                let mut encoder = upload(gpu, workspace, plan, source, raw_scalars);
                 for (((name, pipeline), dispatch), bind_group) in steps() {
                     encode_pass(&mut encoder, name, pipeline, dispatch, bind_group);
                 }
@@ -80,7 +116,7 @@ pub async fn run_stages(
         stage_seconds.push((name, now - clock));
         clock = now;
     };
-    let encoder = gpu.capture(|| upload(gpu, workspace, plan, raw_points, raw_scalars)).await?;
+    let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, raw_scalars)).await?;
     gpu.queue.submit([encoder.finish()]);
     gpu.finish_queue().await?;
     lap("upload");
@@ -109,12 +145,14 @@ fn upload(
     gpu: &Gpu,
     workspace: &Workspace,
     plan: &Plan,
-    raw_points: &[u32],
+    source: PointSource,
     raw_scalars: &[u32],
 ) -> wgpu::CommandEncoder {
     let queue = &gpu.queue;
     queue.write_buffer(workspace.buffer(Buffer::Params), 0, bytemuck::bytes_of(plan));
-    queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
+    if let PointSource::Upload(raw_points) = source {
+        queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
+    }
     queue.write_buffer(workspace.buffer(Buffer::RawScalars), 0, bytemuck::cast_slice(raw_scalars));
     let mut encoder = new_encoder(gpu);
     let counts_bytes = plan.total_buckets() as u64 * 4;

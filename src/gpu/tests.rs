@@ -12,6 +12,7 @@ use crate::combine::decode_points;
 use crate::cpu_model;
 use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
+use crate::gpu::run::PointSource;
 use crate::gpu::workspace::Buffer;
 use crate::limbs::{pack_limbs, unpack_limbs};
 use crate::plan::Plan;
@@ -219,7 +220,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
 
-    let (partials, _) = pollster::block_on(ctx.run::<G>(&plan, &raw_points, &raw_scalars, false)).expect("GPU run");
+    let (partials, _) = pollster::block_on(ctx.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, false))
+        .expect("GPU run");
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
     let workspace = pollster::block_on(runner.workspace.lock());
     let workspace = workspace.as_ref().expect("workspace");

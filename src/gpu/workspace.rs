@@ -16,6 +16,8 @@ pub enum Buffer {
     RawScalars,
     /// Points in Montgomery (stored) form, packed.
     Points,
+    /// Per point: 1 if it is the identity, else 0.
+    Identity,
     /// Signed digits, window-major.
     Digits,
     /// Bucket counts, then scatter cursors, then bucket end offsets.
@@ -34,11 +36,12 @@ pub enum Buffer {
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 11] = [
+    pub const ALL: [Buffer; 12] = [
         Buffer::Params,
         Buffer::RawPoints,
         Buffer::RawScalars,
         Buffer::Points,
+        Buffer::Identity,
         Buffer::Digits,
         Buffer::BucketCounts,
         Buffer::BucketStarts,
@@ -51,7 +54,7 @@ impl Buffer {
 
 /// Byte sizes of every buffer for a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BufferSizes([u64; 11]);
+pub struct BufferSizes([u64; 12]);
 
 impl BufferSizes {
     /// What `plan` needs on the curve `spec`.
@@ -65,6 +68,7 @@ impl BufferSizes {
             Buffer::RawPoints => n * 2 * spec.coord_words as u64 * 4,
             Buffer::RawScalars => n * SCALAR_WORDS as u64 * 4,
             Buffer::Points => n * spec.stored_coords() as u64 * field,
+            Buffer::Identity => n * 4,
             Buffer::Digits | Buffer::Entries => windows * n * 4,
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
             Buffer::Buckets => plan.total_buckets() as u64 * point,
@@ -121,7 +125,7 @@ pub struct Workspace {
     sizes: BufferSizes,
     buffers: Vec<wgpu::Buffer>,
     /// Bind groups in pipeline order (as [`CurvePipelines::in_order`]).
-    pub bind_groups: [wgpu::BindGroup; 6],
+    pub bind_groups: [wgpu::BindGroup; 7],
 }
 
 impl Workspace {
@@ -155,51 +159,68 @@ impl Workspace {
                 })
             })
             .collect();
-        use Buffer::*;
-        let bind = |pipeline: &wgpu::ComputePipeline, bindings: &[(u32, Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry> = bindings
-                .iter()
-                .map(|&(binding, b)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: buffers[b as usize].as_entire_binding(),
-                })
-                .collect();
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("msm bind group"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            })
-        };
-        let bind_groups = [
-            bind(
-                &pipelines.convert_and_decompose,
-                &[(0, Params), (1, RawPoints), (2, RawScalars), (3, Points), (4, Digits), (5, BucketCounts)],
-            ),
-            bind(&pipelines.scan_bucket_counts, &[(0, Params), (1, BucketCounts), (2, BucketStarts)]),
-            bind(&pipelines.scatter_entries, &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)]),
-            bind(
-                &pipelines.accumulate_chunks,
-                &[
-                    (0, Params),
-                    (1, BucketStarts),
-                    (2, BucketCounts),
-                    (3, Entries),
-                    (4, Points),
-                    (5, Buckets),
-                    (6, Carries),
-                ],
-            ),
-            bind(
-                &pipelines.combine_chunk_carries,
-                &[(0, Params), (1, BucketStarts), (2, BucketCounts), (5, Buckets), (6, Carries)],
-            ),
-            bind(&pipelines.bucket_reduce, &[(0, Params), (1, Buckets), (2, Partials)]),
-        ];
+        let bind_groups = bind_groups(device, pipelines, |b| &buffers[b as usize]);
         Workspace { sizes, buffers, bind_groups }
+    }
+
+    /// Bind groups of `decompose_scalars` and `accumulate_chunks` reading the points from
+    /// `points` and `identity` (prepared bases) instead of this workspace.
+    pub fn prepared_bind_groups(
+        &self,
+        device: &wgpu::Device,
+        pipelines: &CurvePipelines,
+        points: &wgpu::Buffer,
+        identity: &wgpu::Buffer,
+    ) -> [wgpu::BindGroup; 2] {
+        let [_, decompose, _, _, accumulate, _, _] = bind_groups(device, pipelines, |b| match b {
+            Buffer::Points => points,
+            Buffer::Identity => identity,
+            other => &self.buffers[other as usize],
+        });
+        [decompose, accumulate]
     }
 
     /// The wgpu buffer behind `buffer`.
     pub fn buffer(&self, buffer: Buffer) -> &wgpu::Buffer {
         &self.buffers[buffer as usize]
     }
+}
+
+/// One bind group per pipeline, in [`CurvePipelines::in_order`] order, over the buffers `buffer`
+/// returns.
+fn bind_groups<'a>(
+    device: &wgpu::Device,
+    pipelines: &CurvePipelines,
+    buffer: impl Fn(Buffer) -> &'a wgpu::Buffer,
+) -> [wgpu::BindGroup; 7] {
+    use Buffer::*;
+    let bind = |pipeline: &wgpu::ComputePipeline, bindings: &[(u32, Buffer)]| {
+        let entries: Vec<wgpu::BindGroupEntry> = bindings
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: buffer(b).as_entire_binding() })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("msm bind group"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    };
+    [
+        bind(&pipelines.convert_points, &[(0, Params), (1, RawPoints), (3, Points), (6, Identity)]),
+        bind(
+            &pipelines.decompose_scalars,
+            &[(0, Params), (2, RawScalars), (4, Digits), (5, BucketCounts), (6, Identity)],
+        ),
+        bind(&pipelines.scan_bucket_counts, &[(0, Params), (1, BucketCounts), (2, BucketStarts)]),
+        bind(&pipelines.scatter_entries, &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)]),
+        bind(
+            &pipelines.accumulate_chunks,
+            &[(0, Params), (1, BucketStarts), (2, BucketCounts), (3, Entries), (4, Points), (5, Buckets), (6, Carries)],
+        ),
+        bind(
+            &pipelines.combine_chunk_carries,
+            &[(0, Params), (1, BucketStarts), (2, BucketCounts), (5, Buckets), (6, Carries)],
+        ),
+        bind(&pipelines.bucket_reduce, &[(0, Params), (1, Buckets), (2, Partials)]),
+    ]
 }

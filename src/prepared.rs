@@ -1,0 +1,159 @@
+//! Prepared bases: points uploaded and converted to their GPU form once, then used by many MSMs
+//! (provers reuse the same SRS points with new scalars).
+
+use std::marker::PhantomData;
+
+use ark_ff::Zero;
+
+use crate::combine::combine_windows;
+use crate::curve::{push_scalar_words, GpuCurve, SCALAR_WORDS};
+use crate::gpu::run::{dispatch_size, PointSource, PreparedPiece};
+use crate::plan::Plan;
+use crate::{MsmContext, MsmError};
+
+/// Points of curve `G` resident on one context's GPU in their converted form.
+/// [`MsmContext::prepare`] makes them; [`MsmContext::msm_prepared`] uses them.
+pub struct PreparedBases<G: GpuCurve> {
+    context_id: u64,
+    len: usize,
+    piece_len: usize,
+    pieces: Vec<PreparedPiece>,
+    curve: PhantomData<G>,
+}
+
+impl<G: GpuCurve> PreparedBases<G> {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl MsmContext {
+    /// Uploads `points` and converts them on the GPU once (split into passes like
+    /// [`MsmContext::msm`] when large). Errors: `InputTooLarge`, GPU errors.
+    pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<PreparedBases<G>, MsmError> {
+        let mut raw = Vec::with_capacity(points.len() * 2 * G::spec().coord_words);
+        points.iter().for_each(|p| p.push_words(&mut raw));
+        self.prepare_words::<G>(&raw, points.len()).await
+    }
+
+    /// [`MsmContext::prepare`] of points already in the upload format (validated).
+    pub(crate) async fn prepare_words<G: GpuCurve>(&self, raw: &[u32], n: usize) -> Result<PreparedBases<G>, MsmError> {
+        use wgpu::util::DeviceExt;
+        self.gpu().check_alive()?;
+        let max = self.max_points::<G>();
+        if n > max {
+            return Err(MsmError::InputTooLarge { n, max });
+        }
+        let spec = G::spec();
+        let runner = self.runner::<G>().await?;
+        let piece_len = self.piece_len::<G>(n);
+        let point_words = 2 * spec.coord_words;
+        let gpu = self.gpu();
+        let mut pieces = Vec::new();
+        for chunk in raw.chunks(piece_len * point_words) {
+            let count = chunk.len() / point_words;
+            let piece = gpu
+                .capture(|| {
+                    let device = &gpu.device;
+                    let storage = wgpu::BufferUsages::STORAGE;
+                    let init = |label, contents: &[u8], usage| {
+                        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(label),
+                            contents,
+                            usage,
+                        })
+                    };
+                    let params = init(
+                        "prepare params",
+                        bytemuck::bytes_of(&Plan::choose(count as u32, spec.scalar_bits)),
+                        wgpu::BufferUsages::UNIFORM,
+                    );
+                    let raw_points = init("prepare raw points", bytemuck::cast_slice(chunk), storage);
+                    let empty = |label, bytes: u64| {
+                        device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some(label),
+                            size: bytes.max(16),
+                            usage: storage,
+                            mapped_at_creation: false,
+                        })
+                    };
+                    let stored_bytes = (count * spec.stored_coords() * spec.packed_words() * 4) as u64;
+                    let piece = PreparedPiece {
+                        n: count as u32,
+                        points: empty("prepared points", stored_bytes),
+                        identity: empty("prepared identity flags", count as u64 * 4),
+                    };
+                    let pipeline = &runner.pipelines.convert_points;
+                    let resources = [(0, &params), (1, &raw_points), (3, &piece.points), (6, &piece.identity)];
+                    let entries: Vec<wgpu::BindGroupEntry> = resources
+                        .iter()
+                        .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                            binding: *binding,
+                            resource: buffer.as_entire_binding(),
+                        })
+                        .collect();
+                    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("prepare"),
+                        layout: &pipeline.get_bind_group_layout(0),
+                        entries: &entries,
+                    });
+                    let mut encoder = device.create_command_encoder(&Default::default());
+                    {
+                        let mut pass = encoder.begin_compute_pass(&Default::default());
+                        pass.set_pipeline(pipeline);
+                        pass.set_bind_group(0, &bind_group, &[]);
+                        let (x, y) = dispatch_size(count as u32);
+                        pass.dispatch_workgroups(x, y, 1);
+                    }
+                    gpu.queue.submit([encoder.finish()]);
+                    piece
+                })
+                .await?;
+            pieces.push(piece);
+        }
+        Ok(PreparedBases { context_id: self.id, len: n, piece_len, pieces, curve: PhantomData })
+    }
+
+    /// Σ scalars\[i\]·bases\[i\] with bases prepared on this context: no point upload or
+    /// conversion. Errors: `LengthMismatch`, `ForeignBases` (prepared on another context),
+    /// GPU errors.
+    pub async fn msm_prepared<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        scalars: &[G::ScalarField],
+    ) -> Result<G::Group, MsmError> {
+        let mut raw_scalars = Vec::with_capacity(scalars.len() * SCALAR_WORDS);
+        scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
+        self.msm_prepared_words(bases, &raw_scalars, G::spec().scalar_bits).await
+    }
+
+    /// [`MsmContext::msm_prepared`] of scalars in the upload format, each below `2^scalar_bits`.
+    pub(crate) async fn msm_prepared_words<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        raw_scalars: &[u32],
+        scalar_bits: u32,
+    ) -> Result<G::Group, MsmError> {
+        let n = raw_scalars.len() / SCALAR_WORDS;
+        if n != bases.len {
+            return Err(MsmError::LengthMismatch { points: bases.len, scalars: n });
+        }
+        if bases.context_id != self.id {
+            return Err(MsmError::ForeignBases);
+        }
+        self.gpu().check_alive()?;
+        let mut total = G::Group::zero();
+        for (piece, scalars) in bases.pieces.iter().zip(raw_scalars.chunks(bases.piece_len * SCALAR_WORDS)) {
+            let plan = Plan::choose(piece.n, scalar_bits);
+            let (partials, _) = self.run::<G>(&plan, PointSource::Prepared(piece), scalars, false).await?;
+            total += combine_windows(&partials, &plan);
+        }
+        Ok(total)
+    }
+}
