@@ -18,6 +18,11 @@ pub fn shared_context() -> Option<&'static MsmContext> {
 /// Like [`shared_context`], but with the rolled field multiplication whatever the adapter, so
 /// both forms are tested on every adapter (within llvmpipe's loop budget: small inputs only).
 pub fn shared_rolled_context() -> Option<&'static MsmContext> {
+    // Where the default context already uses the rolled form (every adapter but llvmpipe), it is
+    // the same context: no second compilation of every pipeline.
+    if let Some(ctx) = shared_context().filter(|ctx| ctx.mul_form() == MulForm::ROLLED) {
+        return Some(ctx);
+    }
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
 }
