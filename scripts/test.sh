@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Every test: native (lavapipe), browser (wasm-bindgen-test in headless Chromium on SwiftShader)
-# and the demo page. Each step installs what it needs on a fresh Debian machine.
+# Every test: native (lavapipe), native on SwiftShader, browser (wasm-bindgen-test in headless
+# Chromium on SwiftShader) and the demo page. Each step installs what it needs on a fresh Debian
+# machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
 bash scripts/setup-native.sh
-cargo test
+# lavapipe is what a bare machine has; set WEBGPU_MSM_EXPECT_ADAPTER= (empty) to run on another GPU.
+WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test
+bash scripts/test-swiftshader.sh
 bash scripts/test-web.sh
 bash scripts/test-page.sh

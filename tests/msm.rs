@@ -249,3 +249,13 @@ fn bls12_377_prepared_bases_match_arkworks() {
 fn ed_on_bls12_377_prepared_bases_match_arkworks() {
     prepared_bases_match_arkworks::<EdwardsAffine>();
 }
+
+/// With `WEBGPU_MSM_EXPECT_ADAPTER` set (scripts/test.sh sets it), the tests must run on an
+/// adapter whose name contains it: a run meant for SwiftShader cannot silently use lavapipe.
+#[test]
+fn runs_on_the_expected_adapter() {
+    let Ok(expected) = std::env::var("WEBGPU_MSM_EXPECT_ADAPTER") else { return };
+    let ctx = context().expect("WEBGPU_MSM_EXPECT_ADAPTER is set but there is no adapter");
+    let name = ctx.adapter_info().name;
+    assert!(name.contains(&expected), "adapter {name:?} is not {expected:?}");
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The native end-to-end GPU tests (tests/msm.rs) on a second software GPU: SwiftShader's Vulkan
+# driver from Debian's chromium package, instead of lavapipe. Same answers on every adapter.
+# Arguments go to the test binary (a name filter, e.g. ed_on_bls12_377).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+icd=/usr/lib/chromium/vk_swiftshader_icd.json
+if [ ! -f "$icd" ]; then
+    echo "setup: installing chromium (for SwiftShader's Vulkan driver)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libvulkan1 >/dev/null
+fi
+# Only SwiftShader is visible, and the tests check the adapter's name.
+VK_ICD_FILENAMES="$icd" WEBGPU_MSM_EXPECT_ADAPTER=SwiftShader CI="${CI:-true}" cargo test --test msm -- "$@"
