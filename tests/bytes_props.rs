@@ -51,6 +51,8 @@ trait Reference: GpuCurve {
     fn coords(point: &Self) -> (Self::Fq, Self::Fq);
     /// A point on the curve, in the prime-order subgroup or not, from one coordinate.
     fn from_coordinate(c: Self::Fq, greatest: bool) -> Option<Self>;
+    /// arkworks' subgroup check, for a point on the curve.
+    fn in_prime_order_subgroup(&self) -> bool;
 }
 
 impl Reference for G1Affine {
@@ -80,6 +82,10 @@ impl Reference for G1Affine {
     fn from_coordinate(x: Self::Fq, greatest: bool) -> Option<Self> {
         G1Affine::get_point_from_x_unchecked(x, greatest)
     }
+
+    fn in_prime_order_subgroup(&self) -> bool {
+        self.is_in_correct_subgroup_assuming_on_curve()
+    }
 }
 
 impl Reference for EdwardsAffine {
@@ -103,6 +109,10 @@ impl Reference for EdwardsAffine {
 
     fn from_coordinate(y: Self::Fq, greatest: bool) -> Option<Self> {
         EdwardsAffine::get_point_from_y_unchecked(y, greatest)
+    }
+
+    fn in_prime_order_subgroup(&self) -> bool {
+        self.is_in_correct_subgroup_assuming_on_curve()
     }
 }
 
@@ -493,6 +503,19 @@ macro_rules! curve_properties {
                     scalar_bytes in bytes(8 * 32),
                 ) {
                     off_curve_point::<C>(&prefix, bad, &suffix, &scalar_bytes)?;
+                }
+
+                #[test]
+                fn points_outside_the_subgroup_are_accepted(
+                    point in (field::<<C as Reference>::Fq>(), any::<bool>())
+                        .prop_filter_map("no point", |(c, greatest)| C::from_coordinate(c, greatest))
+                        .prop_filter("in the prime-order subgroup", |p| !p.in_prime_order_subgroup()),
+                    scalar in bytes(32),
+                ) {
+                    // The decoder checks the curve equation only, as `from_xy_bytes` documents.
+                    let encoded = encode_reference::<C>(&point);
+                    prop_assert!(decode_inputs::<C>(&encoded, &scalar).is_ok());
+                    round_trip::<C>(&[point], &scalar)?;
                 }
 
                 #[test]
