@@ -1,0 +1,570 @@
+//! Property tests of the bytes decoder (`webgpu_msm::bytes`), on both curves: no input panics,
+//! and every input gets exactly the result of an independent reference written here from
+//! arkworks (`from_bigint` for the canonical range, the curve equation from arkworks'
+//! coefficients, arkworks' own encoding of valid points).
+//!
+//! The decoder's contract, as the reference states it:
+//! 1. the points buffer's length is a multiple of the point size, else `BadLength`;
+//! 2. the scalars buffer's length is a multiple of 32 bytes, else `BadLength`;
+//! 3. both give the same count, else `LengthMismatch`;
+//! 4. point by point, the first bad one names the error: `CoordinateOutOfRange` if x or y is not
+//!    below the base field modulus, else `NotOnCurve` if (x, y) is not on the curve. Only the
+//!    curve equation is checked (as `from_xy_bytes` does): points outside the prime-order
+//!    subgroup are accepted. On BLS12-377, x = y = 0 is the identity.
+//!
+//! Case counts are small so the file runs in about a second; `PROPTEST_CASES=N` runs N cases of
+//! every property instead.
+
+use ark_bls12_377::G1Affine;
+use ark_ec::{short_weierstrass::SWCurveConfig, twisted_edwards::TECurveConfig, AffineRepr, CurveGroup};
+use ark_ed_on_bls12_377::EdwardsAffine;
+use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use webgpu_msm::bytes::{
+    decode_inputs, decode_points, decode_scalars, encode_point, point_bytes, DecodedInputs, SCALAR_BYTES,
+};
+use webgpu_msm::{CurveId, GpuCurve, MsmError};
+
+/// `default` cases, or `PROPTEST_CASES` if it is set.
+fn cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
+
+/// What the tests need to know about a curve, written from arkworks and the documented encoding
+/// rather than from the crate.
+trait Reference: GpuCurve {
+    /// The base field.
+    type Fq: PrimeField;
+    const ID: CurveId;
+    /// Bytes per coordinate in the documented encoding.
+    const COORD_BYTES: usize;
+    const POINT_BYTES: usize = 2 * Self::COORD_BYTES;
+
+    /// Whether canonical coordinates (x, y) encode a point: the curve equation, or the
+    /// identity encoding.
+    fn is_point(x: Self::Fq, y: Self::Fq) -> bool;
+    /// arkworks' own verdict on the affine point (x, y), `is_on_curve` on `new_unchecked`.
+    fn arkworks_on_curve(x: Self::Fq, y: Self::Fq) -> bool;
+    /// The coordinates of a point in the encoding's convention.
+    fn coords(point: &Self) -> (Self::Fq, Self::Fq);
+    /// A point on the curve, in the prime-order subgroup or not, from one coordinate.
+    fn from_coordinate(c: Self::Fq, greatest: bool) -> Option<Self>;
+    /// arkworks' subgroup check, for a point on the curve.
+    fn in_prime_order_subgroup(&self) -> bool;
+}
+
+impl Reference for G1Affine {
+    type Fq = ark_bls12_377::Fq;
+    const ID: CurveId = CurveId::Bls12_377;
+    const COORD_BYTES: usize = 48;
+
+    fn is_point(x: Self::Fq, y: Self::Fq) -> bool {
+        use ark_bls12_377::g1::Config;
+        (x.is_zero() && y.is_zero())
+            || y.square()
+                == x.square() * x + <Config as SWCurveConfig>::COEFF_A * x + <Config as SWCurveConfig>::COEFF_B
+    }
+
+    fn arkworks_on_curve(x: Self::Fq, y: Self::Fq) -> bool {
+        G1Affine::new_unchecked(x, y).is_on_curve()
+    }
+
+    fn coords(point: &Self) -> (Self::Fq, Self::Fq) {
+        if point.is_zero() {
+            (Self::Fq::zero(), Self::Fq::zero())
+        } else {
+            (point.x, point.y)
+        }
+    }
+
+    fn from_coordinate(x: Self::Fq, greatest: bool) -> Option<Self> {
+        G1Affine::get_point_from_x_unchecked(x, greatest)
+    }
+
+    fn in_prime_order_subgroup(&self) -> bool {
+        self.is_in_correct_subgroup_assuming_on_curve()
+    }
+}
+
+impl Reference for EdwardsAffine {
+    type Fq = ark_ed_on_bls12_377::Fq;
+    const ID: CurveId = CurveId::EdOnBls12_377;
+    const COORD_BYTES: usize = 32;
+
+    fn is_point(x: Self::Fq, y: Self::Fq) -> bool {
+        use ark_ed_on_bls12_377::EdwardsConfig as Config;
+        let (x2, y2) = (x.square(), y.square());
+        Config::COEFF_A * x2 + y2 == Self::Fq::one() + Config::COEFF_D * x2 * y2
+    }
+
+    fn arkworks_on_curve(x: Self::Fq, y: Self::Fq) -> bool {
+        EdwardsAffine::new_unchecked(x, y).is_on_curve()
+    }
+
+    fn coords(point: &Self) -> (Self::Fq, Self::Fq) {
+        (point.x, point.y)
+    }
+
+    fn from_coordinate(y: Self::Fq, greatest: bool) -> Option<Self> {
+        EdwardsAffine::get_point_from_y_unchecked(y, greatest)
+    }
+
+    fn in_prime_order_subgroup(&self) -> bool {
+        self.is_in_correct_subgroup_assuming_on_curve()
+    }
+}
+
+/// A coordinate as a field element, or `None` if it is not below the modulus (arkworks'
+/// `from_bigint` decides).
+fn canonical<F: PrimeField>(bytes: &[u8]) -> Option<F> {
+    let mut big = F::BigInt::default();
+    assert_eq!(bytes.len(), 8 * big.as_ref().len(), "one coordinate is the field's limbs");
+    for (limb, chunk) in big.as_mut().iter_mut().zip(bytes.chunks_exact(8)) {
+        *limb = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+    }
+    F::from_bigint(big)
+}
+
+/// The expected outcome of decoding `points` and `scalars` on curve `C` (see the module doc).
+fn reference_decode<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), MsmError> {
+    let size = C::POINT_BYTES;
+    if !points.len().is_multiple_of(size) {
+        return Err(MsmError::BadLength { what: "points", len: points.len(), element: size });
+    }
+    if !scalars.len().is_multiple_of(32) {
+        return Err(MsmError::BadLength { what: "scalars", len: scalars.len(), element: 32 });
+    }
+    if points.len() / size != scalars.len() / 32 {
+        return Err(MsmError::LengthMismatch { points: points.len() / size, scalars: scalars.len() / 32 });
+    }
+    reference_points::<C>(points)
+}
+
+fn reference_points<C: Reference>(points: &[u8]) -> Result<(), MsmError> {
+    for (index, point) in points.chunks_exact(C::POINT_BYTES).enumerate() {
+        let (x, y) = point.split_at(C::COORD_BYTES);
+        let (Some(x), Some(y)) = (canonical::<C::Fq>(x), canonical::<C::Fq>(y)) else {
+            return Err(MsmError::CoordinateOutOfRange { index });
+        };
+        if !C::is_point(x, y) {
+            return Err(MsmError::NotOnCurve { index });
+        }
+    }
+    Ok(())
+}
+
+/// Bytes as the little-endian `u32` upload words (what valid canonical input decodes to).
+fn le_words(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes"))).collect()
+}
+
+/// A point in the documented encoding, from arkworks' canonical little-endian coordinates.
+fn encode_reference<C: Reference>(point: &C) -> Vec<u8> {
+    let (x, y) = C::coords(point);
+    let mut out = x.into_bigint().to_bytes_le();
+    out.extend(y.into_bigint().to_bytes_le());
+    assert_eq!(out.len(), C::POINT_BYTES);
+    out
+}
+
+/// Every decoding entry point on the same input, checked against the reference.
+fn check_all<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
+    prop_assert_eq!(point_bytes::<C>(), C::POINT_BYTES);
+    let expected = reference_decode::<C>(points, scalars);
+    let got = decode_inputs::<C>(points, scalars);
+    match (&got, &expected) {
+        (Ok((p, s)), Ok(())) => {
+            prop_assert_eq!(p, &le_words(points));
+            prop_assert_eq!(s, &le_words(scalars));
+        }
+        _ => {
+            prop_assert_eq!(got.clone().err(), expected.clone().err());
+        }
+    }
+    prop_assert_eq!(DecodedInputs::decode(C::ID, points, scalars).err(), expected.err());
+
+    let points_expected = if !points.len().is_multiple_of(C::POINT_BYTES) {
+        Err(MsmError::BadLength { what: "points", len: points.len(), element: C::POINT_BYTES })
+    } else {
+        reference_points::<C>(points)
+    };
+    match decode_points::<C>(points) {
+        Ok(words) => {
+            prop_assert_eq!(points_expected, Ok(()));
+            prop_assert_eq!(words, le_words(points));
+        }
+        Err(e) => prop_assert_eq!(Err(e), points_expected),
+    }
+    match decode_scalars(scalars) {
+        Ok(words) => {
+            prop_assert!(scalars.len().is_multiple_of(32));
+            prop_assert_eq!(words, le_words(scalars));
+        }
+        Err(e) => prop_assert_eq!(e, MsmError::BadLength { what: "scalars", len: scalars.len(), element: 32 }),
+    }
+    Ok(())
+}
+
+fn bytes(len: impl Into<proptest::collection::SizeRange>) -> impl Strategy<Value = Vec<u8>> {
+    vec(any::<u8>(), len)
+}
+
+/// Field elements with the edges (0, 1, −1) over-represented.
+fn field<F: PrimeField>() -> BoxedStrategy<F> {
+    prop_oneof![
+        1 => Just(F::zero()),
+        1 => Just(F::one()),
+        1 => Just(-F::one()),
+        6 => bytes(64).prop_map(|b| F::from_le_bytes_mod_order(&b)),
+    ]
+    .boxed()
+}
+
+/// Valid points: the identity, prime-order points k·G, and points from a random coordinate
+/// (almost always outside the prime-order subgroup).
+fn valid_point<C: Reference>() -> BoxedStrategy<C> {
+    prop_oneof![
+        1 => Just(C::zero()),
+        3 => bytes(32).prop_map(|k| (C::generator() * C::ScalarField::from_le_bytes_mod_order(&k)).into_affine()),
+        2 => (field::<C::Fq>(), any::<bool>())
+            .prop_filter_map("no point has this coordinate", |(c, greatest)| C::from_coordinate(c, greatest)),
+    ]
+    .boxed()
+}
+
+/// Encoded valid points, concatenated.
+fn valid_points<C: Reference>(count: std::ops::Range<usize>) -> impl Strategy<Value = Vec<u8>> {
+    vec(valid_point::<C>(), count).prop_map(|points| points.iter().flat_map(encode_reference::<C>).collect())
+}
+
+/// A coordinate not below the modulus p, in the documented width: p + small, p + k with
+/// k < 2^(8·width − 1) (no carry since p < 2^(8·width − 1) on both curves), or anything with the
+/// top bit set.
+fn out_of_range<C: Reference>() -> BoxedStrategy<Vec<u8>> {
+    let width = C::COORD_BYTES;
+    let plus = |k: &[u8]| {
+        let mut value = C::Fq::MODULUS;
+        let mut addend = <C::Fq as PrimeField>::BigInt::default();
+        for (limb, chunk) in addend.as_mut().iter_mut().zip(k.chunks_exact(8)) {
+            *limb = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        }
+        assert!(!value.add_with_carry(&addend), "p + k fits the width");
+        value.to_bytes_le()
+    };
+    let small = move |k: u64| {
+        let mut bytes = vec![0; width];
+        bytes[..8].copy_from_slice(&k.to_le_bytes());
+        plus(&bytes)
+    };
+    prop_oneof![
+        1 => Just(small(0)),
+        1 => Just(small(1)),
+        1 => Just(vec![0xff; width]),
+        2 => (0u64..256).prop_map(small),
+        3 => bytes(width).prop_map(move |mut k| {
+            k[width - 1] &= 0x7f;
+            plus(&k)
+        }),
+        2 => bytes(width).prop_map(move |mut v| {
+            v[width - 1] |= 0x80;
+            v
+        }),
+    ]
+    .boxed()
+}
+
+/// In-range coordinates (x, y) off the curve (and not the identity encoding).
+fn off_curve<C: Reference>() -> BoxedStrategy<(C::Fq, C::Fq)> {
+    prop_oneof![
+        (field::<C::Fq>(), field::<C::Fq>()),
+        // A valid point with one coordinate nudged.
+        (valid_point::<C>(), any::<bool>(), 1u64..4).prop_map(|(p, nudge_x, delta)| {
+            let (x, y) = C::coords(&p);
+            let delta = C::Fq::from(delta);
+            if nudge_x {
+                (x + delta, y)
+            } else {
+                (x, y + delta)
+            }
+        }),
+    ]
+    .prop_filter("on the curve", |&(x, y)| !C::is_point(x, y))
+    .boxed()
+}
+
+/// A point whose x, y or both are out of range; the other coordinate is in range or arbitrary
+/// bytes.
+fn bad_range_point<C: Reference>() -> BoxedStrategy<Vec<u8>> {
+    let other = prop_oneof![field::<C::Fq>().prop_map(|c| c.into_bigint().to_bytes_le()), bytes(C::COORD_BYTES)];
+    (out_of_range::<C>(), out_of_range::<C>(), other, 0..3u8)
+        .prop_map(|(bad, bad2, other, which)| match which {
+            0 => [bad, other].concat(),
+            1 => [other, bad].concat(),
+            _ => [bad, bad2].concat(),
+        })
+        .boxed()
+}
+
+/// One element of a mixed points buffer.
+fn any_point<C: Reference>() -> BoxedStrategy<Vec<u8>> {
+    prop_oneof![
+        4 => valid_point::<C>().prop_map(|p| encode_reference::<C>(&p)),
+        1 => bad_range_point::<C>(),
+        1 => off_curve::<C>().prop_map(|(x, y)| [x.into_bigint().to_bytes_le(), y.into_bigint().to_bytes_le()].concat()),
+        1 => bytes(C::POINT_BYTES),
+    ]
+    .boxed()
+}
+
+/// (a) Arbitrary bytes never panic and get Ok or the reference's named error.
+fn arbitrary_bytes<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
+    check_all::<C>(points, scalars)?;
+    let got = decode_inputs::<C>(points, scalars);
+    let named = matches!(
+        got,
+        Ok(_)
+            | Err(MsmError::BadLength { .. })
+            | Err(MsmError::LengthMismatch { .. })
+            | Err(MsmError::CoordinateOutOfRange { .. })
+            | Err(MsmError::NotOnCurve { .. })
+    );
+    prop_assert!(named, "not a decoder error: {:?}", got);
+    Ok(())
+}
+
+/// Mixed buffers: valid and bad points in any order, counts equal or off by one, optional
+/// trailing bytes.
+fn mixed<C: Reference>(
+    points: &[Vec<u8>],
+    scalar_delta: i8,
+    scalar_bytes: &[u8],
+    junk: &[u8],
+    junk_on_points: bool,
+) -> Result<(), TestCaseError> {
+    let mut points = points.concat();
+    let n = (points.len() / C::POINT_BYTES).saturating_add_signed(scalar_delta as isize);
+    let mut scalars = scalar_bytes[..n * SCALAR_BYTES].to_vec();
+    if junk_on_points {
+        points.extend_from_slice(junk);
+    } else {
+        scalars.extend_from_slice(junk);
+    }
+    check_all::<C>(&points, &scalars)
+}
+
+/// (b) A length that is not a multiple of the element size: exactly `BadLength`.
+fn bad_length<C: Reference>(bad_points: &[u8], good_points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
+    let points_error = MsmError::BadLength { what: "points", len: bad_points.len(), element: C::POINT_BYTES };
+    prop_assert_eq!(decode_points::<C>(bad_points).err(), Some(points_error.clone()));
+    prop_assert_eq!(decode_inputs::<C>(bad_points, scalars).err(), Some(points_error.clone()));
+    prop_assert_eq!(DecodedInputs::decode(C::ID, bad_points, scalars).err(), Some(points_error));
+    if !scalars.len().is_multiple_of(SCALAR_BYTES) {
+        let scalars_error = MsmError::BadLength { what: "scalars", len: scalars.len(), element: SCALAR_BYTES };
+        prop_assert_eq!(decode_scalars(scalars).err(), Some(scalars_error.clone()));
+        prop_assert_eq!(decode_inputs::<C>(good_points, scalars).err(), Some(scalars_error.clone()));
+        prop_assert_eq!(DecodedInputs::decode(C::ID, good_points, scalars).err(), Some(scalars_error));
+    }
+    check_all::<C>(bad_points, scalars)?;
+    check_all::<C>(good_points, scalars)
+}
+
+/// (c) Unequal counts: `LengthMismatch`, whatever the points' contents.
+fn mismatch<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
+    let (n, m) = (points.len() / C::POINT_BYTES, scalars.len() / SCALAR_BYTES);
+    prop_assume!(n != m);
+    let expected = Some(MsmError::LengthMismatch { points: n, scalars: m });
+    prop_assert_eq!(decode_inputs::<C>(points, scalars).err(), expected.clone());
+    prop_assert_eq!(DecodedInputs::decode(C::ID, points, scalars).err(), expected);
+    check_all::<C>(points, scalars)
+}
+
+/// (d), (e) Valid points, then a bad one at `prefix.len()`, then anything: that index's error.
+fn first_bad_point<C: Reference>(
+    prefix: &[u8],
+    bad: &[u8],
+    suffix: &[Vec<u8>],
+    scalar_bytes: &[u8],
+    expected: MsmError,
+) -> Result<(), TestCaseError> {
+    let points = [prefix, bad, &suffix.concat()].concat();
+    let scalars = &scalar_bytes[..points.len() / C::POINT_BYTES * SCALAR_BYTES];
+    prop_assert_eq!(reference_decode::<C>(&points, scalars).err(), Some(expected.clone()), "generator");
+    prop_assert_eq!(decode_points::<C>(&points).err(), Some(expected.clone()));
+    prop_assert_eq!(decode_inputs::<C>(&points, scalars).err(), Some(expected.clone()));
+    prop_assert_eq!(DecodedInputs::decode(C::ID, &points, scalars).err(), Some(expected));
+    Ok(())
+}
+
+fn off_curve_point<C: Reference>(
+    prefix: &[u8],
+    (x, y): (C::Fq, C::Fq),
+    suffix: &[Vec<u8>],
+    scalar_bytes: &[u8],
+) -> Result<(), TestCaseError> {
+    // The crate asks arkworks (`is_on_curve`); the reference uses the equation: they agree.
+    prop_assert!(!C::arkworks_on_curve(x, y));
+    let bad = [x.into_bigint().to_bytes_le(), y.into_bigint().to_bytes_le()].concat();
+    let index = prefix.len() / C::POINT_BYTES;
+    first_bad_point::<C>(prefix, &bad, suffix, scalar_bytes, MsmError::NotOnCurve { index })
+}
+
+/// (f) Valid points from arkworks and any scalars decode to their own words, and the crate
+/// encodes arkworks' points as arkworks' canonical bytes.
+fn round_trip<C: Reference>(points: &[C], scalar_bytes: &[u8]) -> Result<(), TestCaseError> {
+    let encoded: Vec<u8> = points.iter().flat_map(encode_reference::<C>).collect();
+    let scalars = &scalar_bytes[..points.len() * SCALAR_BYTES];
+    let (point_words, scalar_words) =
+        decode_inputs::<C>(&encoded, scalars).map_err(|e| TestCaseError::fail(format!("valid input rejected: {e}")))?;
+    prop_assert_eq!(point_words, le_words(&encoded));
+    prop_assert_eq!(scalar_words, le_words(scalars));
+    prop_assert!(DecodedInputs::decode(C::ID, &encoded, scalars).is_ok());
+    for (point, bytes) in points.iter().zip(encoded.chunks_exact(C::POINT_BYTES)) {
+        let (x, y) = C::coords(point);
+        prop_assert!(C::is_point(x, y), "the reference takes arkworks' point");
+        prop_assert!(point.is_zero() || C::arkworks_on_curve(x, y));
+        prop_assert_eq!(encode_point::<C>(&point.into_group()), bytes.to_vec());
+        let (x, y) = bytes.split_at(C::COORD_BYTES);
+        prop_assert_eq!(C::from_xy_bytes(x, y), Ok(*point));
+    }
+    check_all::<C>(&encoded, scalars)
+}
+
+macro_rules! curve_properties {
+    ($name:ident, $curve:ty) => {
+        mod $name {
+            use super::*;
+            type C = $curve;
+            const P: usize = <C as Reference>::POINT_BYTES;
+            const COORD: usize = <C as Reference>::COORD_BYTES;
+
+            proptest! {
+                #![proptest_config(cases(256))]
+
+                #[test]
+                fn arbitrary_bytes_get_ok_or_a_named_error(
+                    points in prop_oneof![bytes(0..4 * P + 3), (0..4usize).prop_flat_map(|n| bytes(n * P))],
+                    scalars in prop_oneof![bytes(0..4 * 32 + 3), (0..4usize).prop_flat_map(|n| bytes(n * 32))],
+                ) {
+                    arbitrary_bytes::<C>(&points, &scalars)?;
+                }
+
+                #[test]
+                fn bad_lengths_get_bad_length(
+                    bad_points in (0..4usize, 1..P).prop_flat_map(|(n, r)| bytes(n * P + r)),
+                    good_points in (0..4usize).prop_flat_map(|n| bytes(n * P)),
+                    scalars in bytes(0..5 * 32),
+                ) {
+                    bad_length::<C>(&bad_points, &good_points, &scalars)?;
+                }
+
+                #[test]
+                fn unequal_counts_get_length_mismatch(
+                    points in (0..5usize).prop_flat_map(|n| bytes(n * P)),
+                    scalars in (0..5usize).prop_flat_map(|n| bytes(n * 32)),
+                ) {
+                    mismatch::<C>(&points, &scalars)?;
+                }
+            }
+
+            proptest! {
+                #![proptest_config(cases(96))]
+
+                #[test]
+                fn mixed_buffers_match_the_reference(
+                    points in vec(any_point::<C>(), 0..6),
+                    scalar_delta in prop_oneof![4 => Just(0i8), 1 => Just(-1i8), 1 => Just(1i8)],
+                    scalar_bytes in bytes(7 * 32),
+                    junk in prop_oneof![4 => bytes(0..1), 1 => bytes(1..P)],
+                    junk_on_points in any::<bool>(),
+                ) {
+                    mixed::<C>(&points, scalar_delta, &scalar_bytes, &junk, junk_on_points)?;
+                }
+
+                #[test]
+                fn first_out_of_range_coordinate_is_named(
+                    prefix in valid_points::<C>(0..4),
+                    bad in bad_range_point::<C>(),
+                    suffix in vec(prop_oneof![bytes(P), any_point::<C>()], 0..3),
+                    scalar_bytes in bytes(8 * 32),
+                ) {
+                    prop_assert_eq!(bad.len(), 2 * COORD);
+                    let index = prefix.len() / P;
+                    first_bad_point::<C>(&prefix, &bad, &suffix, &scalar_bytes,
+                        MsmError::CoordinateOutOfRange { index })?;
+                }
+
+                #[test]
+                fn first_off_curve_point_is_named(
+                    prefix in valid_points::<C>(0..4),
+                    bad in off_curve::<C>(),
+                    suffix in vec(prop_oneof![bytes(P), any_point::<C>()], 0..3),
+                    scalar_bytes in bytes(8 * 32),
+                ) {
+                    off_curve_point::<C>(&prefix, bad, &suffix, &scalar_bytes)?;
+                }
+
+                #[test]
+                fn points_outside_the_subgroup_are_accepted(
+                    point in (field::<<C as Reference>::Fq>(), any::<bool>())
+                        .prop_filter_map("no point", |(c, greatest)| C::from_coordinate(c, greatest))
+                        .prop_filter("in the prime-order subgroup", |p| !p.in_prime_order_subgroup()),
+                    scalar in bytes(32),
+                ) {
+                    // The decoder checks the curve equation only, as `from_xy_bytes` documents.
+                    let encoded = encode_reference::<C>(&point);
+                    prop_assert!(decode_inputs::<C>(&encoded, &scalar).is_ok());
+                    round_trip::<C>(&[point], &scalar)?;
+                }
+
+                #[test]
+                fn valid_points_and_scalars_round_trip(
+                    points in vec(valid_point::<C>(), 0..6),
+                    scalar_bytes in bytes(6 * 32),
+                ) {
+                    round_trip::<C>(&points, &scalar_bytes)?;
+                }
+            }
+        }
+    };
+}
+
+curve_properties!(bls12_377, G1Affine);
+curve_properties!(ed_on_bls12_377, EdwardsAffine);
+
+/// Near misses of a curve name: case, padding, one character dropped, inserted or replaced.
+fn near_miss(name: &'static str) -> impl Strategy<Value = String> {
+    let len = name.len();
+    prop_oneof![
+        Just(name.to_uppercase()),
+        "[ \t\n\r]{1,2}".prop_map(move |pad| format!("{pad}{name}")),
+        "[ \t\n\r\\x00]{1,2}".prop_map(move |pad| format!("{name}{pad}")),
+        (0..len).prop_map(move |i| format!("{}{}", &name[..i], &name[i + 1..])),
+        (0..=len, any::<char>()).prop_map(move |(i, c)| format!("{}{c}{}", &name[..i], &name[i..])),
+        (0..len, any::<char>()).prop_map(move |(i, c)| format!("{}{c}{}", &name[..i], &name[i + 1..])),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cases(256))]
+
+    /// (g) Every name but the two curves' gets `UnknownCurve` with the name.
+    #[test]
+    fn unknown_curve_names_get_unknown_curve(
+        name in prop_oneof![any::<String>(), near_miss("bls12-377"), near_miss("ed-on-bls12-377")],
+    ) {
+        let expected = match name.as_str() {
+            "bls12-377" => Ok(CurveId::Bls12_377),
+            "ed-on-bls12-377" => Ok(CurveId::EdOnBls12_377),
+            _ => Err(MsmError::UnknownCurve(name.clone())),
+        };
+        prop_assert_eq!(name.parse::<CurveId>(), expected);
+    }
+}
+
+#[test]
+fn known_curve_names_parse() {
+    assert_eq!("bls12-377".parse::<CurveId>(), Ok(<G1Affine as Reference>::ID));
+    assert_eq!("ed-on-bls12-377".parse::<CurveId>(), Ok(<EdwardsAffine as Reference>::ID));
+}
