@@ -168,6 +168,21 @@ impl MsmContext {
     pub(crate) fn gpu(&self) -> &Gpu {
         &self.gpu
     }
+
+    /// Destroys this context's device, as a driver reset would lose it: from now on every call
+    /// returns [`MsmError::DeviceLost`] (calls in flight return it or their result), and the
+    /// shared default context replaces itself if this is it. For tests of device loss.
+    #[doc(hidden)]
+    pub fn lose_device_for_tests(&self) {
+        self.gpu.destroy("lose_device_for_tests");
+    }
+
+    /// The shared default context that the free [`msm`] uses (created if needed), so tests can
+    /// lose its device.
+    #[doc(hidden)]
+    pub async fn default_for_tests() -> Result<Arc<MsmContext>, MsmError> {
+        default_context().await
+    }
 }
 
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> MsmError {
