@@ -25,8 +25,12 @@ use crate::MsmError;
 pub struct MsmContext {
     gpu: Gpu,
     mul_form: MulForm,
-    curves: Mutex<HashMap<TypeId, Arc<CurveRunner>>>,
+    curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
+
+/// A curve's runner once compiled. Concurrent first calls on a curve wait for one compilation
+/// instead of each compiling the same shaders.
+type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
 
 /// What a context keeps per curve.
 pub(crate) struct CurveRunner {
@@ -154,13 +158,21 @@ impl MsmContext {
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
     pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
-        let key = TypeId::of::<G>();
-        if let Some(runner) = self.curves.lock().map_err(poisoned)?.get(&key) {
+        let slot = self
+            .curves
+            .lock()
+            .map_err(poisoned)?
+            .entry(TypeId::of::<G>())
+            .or_insert_with(|| Arc::new(CurveSlot::new(None, false)))
+            .clone();
+        let mut slot = slot.lock().await;
+        if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
         let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec(), self.mul_form)).await?;
         let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
-        Ok(self.curves.lock().map_err(poisoned)?.entry(key).or_insert(runner).clone())
+        *slot = Some(runner.clone());
+        Ok(runner)
     }
 
     /// The device, for tests that drive single stages.
