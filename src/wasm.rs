@@ -101,6 +101,14 @@ impl JsMsmContext {
     pub fn backend(&self) -> String {
         format!("{:?}", self.inner.adapter_info().backend)
     }
+
+    /// Destroys the context's `GPUDevice`, as a GPU reset would lose it: later `msm` promises
+    /// reject with "GPU device lost: …". For tests of device loss; not part of the API.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = loseDeviceForTests, skip_typescript)]
+    pub fn lose_device_for_tests(&self) {
+        self.inner.lose_device_for_tests();
+    }
 }
 
 async fn run_msm(ctx: &crate::MsmContext, curve: &str, points: &[u8], scalars: &[u8]) -> Result<JsValue, JsValue> {
