@@ -32,8 +32,12 @@ pub struct MsmContext {
     mul_form: MulForm,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     piece_limit: Option<usize>,
-    curves: Mutex<HashMap<TypeId, Arc<CurveRunner>>>,
+    curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
+
+/// A curve's runner once compiled. Concurrent first calls on a curve wait for one compilation
+/// instead of each compiling the same shaders.
+type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
 
 /// What a context keeps per curve.
 pub(crate) struct CurveRunner {
@@ -179,18 +183,41 @@ impl MsmContext {
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
     pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
-        let key = TypeId::of::<G>();
-        if let Some(runner) = self.curves.lock().map_err(poisoned)?.get(&key) {
+        let slot = self
+            .curves
+            .lock()
+            .map_err(poisoned)?
+            .entry(TypeId::of::<G>())
+            .or_insert_with(|| Arc::new(CurveSlot::new(None, false)))
+            .clone();
+        let mut slot = slot.lock().await;
+        if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
         let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec(), self.mul_form)).await?;
         let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
-        Ok(self.curves.lock().map_err(poisoned)?.entry(key).or_insert(runner).clone())
+        *slot = Some(runner.clone());
+        Ok(runner)
     }
 
     /// The device (tests that drive single stages, the profiler's microbenchmark).
     pub(crate) fn gpu(&self) -> &Gpu {
         &self.gpu
+    }
+
+    /// Destroys this context's device, as a driver reset would lose it: from now on every call
+    /// returns [`MsmError::DeviceLost`] (calls in flight return it or their result), and the
+    /// shared default context replaces itself if this is it. For tests of device loss.
+    #[doc(hidden)]
+    pub fn lose_device_for_tests(&self) {
+        self.gpu.destroy("lose_device_for_tests");
+    }
+
+    /// The shared default context that the free [`msm`] uses (created if needed), so tests can
+    /// lose its device.
+    #[doc(hidden)]
+    pub async fn default_for_tests() -> Result<Arc<MsmContext>, MsmError> {
+        default_context().await
     }
 }
 

@@ -118,6 +118,14 @@ impl JsMsmContext {
     pub fn backend(&self) -> String {
         format!("{:?}", self.inner.adapter_info().backend)
     }
+
+    /// Destroys the context's `GPUDevice`, as a GPU reset would lose it: later `msm` promises
+    /// reject with "GPU device lost: …". For tests of device loss; not part of the API.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = loseDeviceForTests, skip_typescript)]
+    pub fn lose_device_for_tests(&self) {
+        self.inner.lose_device_for_tests();
+    }
 }
 
 /// Points prepared on a context's GPU by `MsmContext.prepare`.

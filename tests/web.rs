@@ -3,7 +3,7 @@
 //! Run with `bash scripts/test-web.sh`.
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, Uint8Array};
+use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -114,4 +114,76 @@ async fn prepared_bases_match_arkworks() {
         let message = String::from(error.dyn_into::<js_sys::Error>().expect("Error").message());
         assert!(message.contains("scalars"), "{message}");
     }
+}
+
+/// The message of a rejected promise's `Error`.
+fn rejection_message(e: wasm_bindgen::JsValue) -> String {
+    e.dyn_into::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_else(|e| format!("{e:?}"))
+}
+
+#[wasm_bindgen_test]
+async fn promises_in_flight_on_one_context_each_get_their_own_result() {
+    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    // Rising and falling sizes, so the workspace grows while other calls wait for it, and the
+    // other curve compiling meanwhile.
+    let calls: Vec<(&str, usize)> = vec![
+        ("ed-on-bls12-377", 5),
+        ("ed-on-bls12-377", 200),
+        ("bls12-377", 12),
+        ("ed-on-bls12-377", 0),
+        ("ed-on-bls12-377", 60),
+        ("ed-on-bls12-377", 300),
+        ("ed-on-bls12-377", 1),
+    ];
+    let inputs: Vec<(Vec<u8>, Vec<u8>)> =
+        calls.iter().enumerate().map(|(i, &(curve, n))| inputs(curve, n, 100 + i as u64)).collect();
+    let promises: Array = calls
+        .iter()
+        .zip(&inputs)
+        .map(|(&(curve, _), (points, scalars))| ctx.msm(curve.into(), points.clone(), scalars.clone()))
+        .collect();
+    let results: Array = JsFuture::from(Promise::all(&promises))
+        .await
+        .unwrap_or_else(|e| panic!("msm: {}", rejection_message(e)))
+        .dyn_into()
+        .expect("array");
+    assert_eq!(results.length() as usize, calls.len());
+    for (i, (&(curve, n), (points, scalars))) in calls.iter().zip(&inputs).enumerate() {
+        let got = results.get(i as u32).dyn_into::<Uint8Array>().expect("Uint8Array").to_vec();
+        assert_eq!(got, reference(curve, points, scalars), "promise {i}: {curve} n = {n}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
+    let curve = "ed-on-bls12-377";
+    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let (points, scalars) = inputs(curve, 40, 9);
+    let expected = reference(curve, &points, &scalars);
+    let call = |ctx: &JsMsmContext| JsFuture::from(ctx.msm(curve.into(), points.clone(), scalars.clone()));
+    let got = call(&ctx).await.unwrap_or_else(|e| panic!("msm before the loss: {}", rejection_message(e)));
+    assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), expected);
+
+    // One call in flight (started, then a turn of the event loop), one started after the loss.
+    let in_flight = call(&ctx);
+    JsFuture::from(Promise::resolve(&wasm_bindgen::JsValue::NULL)).await.expect("resolved");
+    ctx.lose_device_for_tests();
+    let after = call(&ctx);
+    match in_flight.await {
+        Ok(value) => assert_eq!(value.dyn_into::<Uint8Array>().expect("bytes").to_vec(), expected),
+        Err(e) => {
+            let message = rejection_message(e);
+            assert!(message.contains("device lost"), "in flight: {message:?}");
+        }
+    }
+    let message = rejection_message(after.await.expect_err("msm on a lost device must reject"));
+    assert!(message.contains("GPU device lost"), "{message:?}");
+    let (bls_points, bls_scalars) = inputs("bls12-377", 3, 10);
+    let never_compiled = JsFuture::from(ctx.msm("bls12-377".into(), bls_points, bls_scalars)).await;
+    let message = rejection_message(never_compiled.expect_err("a curve never compiled rejects too"));
+    assert!(message.contains("GPU device lost"), "{message:?}");
+
+    let fresh = JsMsmContext::create().await.unwrap_or_else(|e| panic!("a new context after the loss: {e:?}"));
+    let got = call(&fresh).await.unwrap_or_else(|e| panic!("msm on the new context: {}", rejection_message(e)));
+    assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), expected);
 }

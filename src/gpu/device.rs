@@ -44,7 +44,7 @@ impl Gpu {
         let flag = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
             if let Ok(mut lost) = flag.lock() {
-                *lost = Some(format!("{reason:?}: {message}"));
+                lost.get_or_insert_with(|| format!("{reason:?}: {message}"));
             }
         });
         // Errors are captured with error scopes around each call; anything that escapes them is
@@ -60,6 +60,18 @@ impl Gpu {
             Ok(Some(reason)) => Err(MsmError::DeviceLost(reason)),
             Err(_) => Err(MsmError::DeviceLost("device-lost flag poisoned".into())),
         }
+    }
+
+    /// Destroys the device, as a driver reset or a removed GPU would lose it, and records the loss
+    /// first. wgpu reports a destroyed device late (natively at the next poll with an empty queue,
+    /// in the browser when `device.lost` resolves) and meanwhile drops the "device lost" errors
+    /// of every call, so those calls fail with validation errors about invalid objects. With the
+    /// flag set before `destroy`, every error the destruction causes is reported as `DeviceLost`.
+    pub fn destroy(&self, why: &str) {
+        if let Ok(mut lost) = self.lost.lock() {
+            lost.get_or_insert_with(|| format!("Destroyed: {why}"));
+        }
+        self.device.destroy();
     }
 
     /// Runs `work` inside validation and out-of-memory error scopes and reports what they caught.
@@ -80,7 +92,12 @@ impl Gpu {
     }
 
     fn gpu_error(&self, e: wgpu::Error) -> MsmError {
-        self.check_alive().err().unwrap_or_else(|| MsmError::Gpu(e.to_string()))
+        self.error(e.to_string())
+    }
+
+    /// `DeviceLost` if the device is lost (the likely cause of any failure then), else `Gpu`.
+    fn error(&self, message: String) -> MsmError {
+        self.check_alive().err().unwrap_or(MsmError::Gpu(message))
     }
 
     /// Copies `size` bytes of `source` (a COPY_SRC buffer) back to the host as `u32` words.
@@ -123,22 +140,72 @@ impl Gpu {
         });
         // Natively the device must be polled to make progress; on the web this is a no-op.
         if let Err(e) = self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }) {
-            self.check_alive()?;
-            return Err(MsmError::Gpu(e.to_string()));
+            return Err(self.error(e.to_string()));
         }
         match receiver.receive().await {
             Some(Ok(())) => {}
-            Some(Err(e)) => {
-                self.check_alive()?;
-                return Err(MsmError::Gpu(e.to_string()));
-            }
-            None => return Err(MsmError::Gpu("buffer mapping was dropped".into())),
+            Some(Err(e)) => return Err(self.error(e.to_string())),
+            None => return Err(self.error("buffer mapping was dropped".into())),
         }
         let words = {
-            let view = staging.slice(..).get_mapped_range().map_err(|e| MsmError::Gpu(e.to_string()))?;
+            // A device lost after the mapping completed destroys the buffer.
+            let view = staging.slice(..).get_mapped_range().map_err(|e| self.error(e.to_string()))?;
             bytemuck::cast_slice(&view).to_vec()
         };
         staging.unmap();
         Ok(words)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::Gpu;
+    use crate::MsmError;
+
+    /// A loss that wgpu reports itself (here a `destroy` behind the flag's back, reported at the
+    /// next poll) reaches the flag through the device-lost callback, and a readback that was
+    /// pending on the lost device returns `DeviceLost`, not a mapping error.
+    #[test]
+    fn a_loss_reported_by_wgpu_fails_a_pending_readback_with_device_lost() {
+        if crate::testing::shared_context().is_none() {
+            return; // no adapter (a failure when CI=true)
+        }
+        let gpu = pollster::block_on(Gpu::new()).expect("adapter");
+        let buffer = |usage| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let source = buffer(wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
+        let staging = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+        gpu.queue.write_buffer(&source, 0, &[7; 16]);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&source, 0, &staging, 0, 16);
+        gpu.queue.submit([encoder.finish()]);
+        assert_eq!(pollster::block_on(gpu.map_and_read(&staging)), Ok(vec![0x0707_0707; 4]));
+
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&source, 0, &staging, 0, 16);
+        gpu.queue.submit([encoder.finish()]);
+        gpu.device.destroy();
+        assert_eq!(gpu.check_alive(), Ok(()), "wgpu has not reported the loss yet");
+        match pollster::block_on(gpu.map_and_read(&staging)) {
+            Err(MsmError::DeviceLost(reason)) => assert!(reason.starts_with("Destroyed"), "{reason}"),
+            other => panic!("expected DeviceLost, got {other:?}"),
+        }
+    }
+
+    /// [`Gpu::destroy`] records the loss before wgpu reports it, so the very next check fails.
+    #[test]
+    fn destroy_is_reported_at_once() {
+        if crate::testing::shared_context().is_none() {
+            return;
+        }
+        let gpu = pollster::block_on(Gpu::new()).expect("adapter");
+        gpu.destroy("test");
+        assert_eq!(gpu.check_alive(), Err(MsmError::DeviceLost("Destroyed: test".into())));
     }
 }
