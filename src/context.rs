@@ -60,7 +60,7 @@ impl MsmContext {
 
     async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
         let gpu = Gpu::new().await?;
-        let mul_form = mul_form.unwrap_or_else(|| MulForm::for_adapter(&gpu.info));
+        let mul_form = mul_form.unwrap_or_default();
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Ok(MsmContext { id, gpu, mul_form, piece_limit: None, curves: Mutex::new(HashMap::new()) })

@@ -15,16 +15,11 @@ pub fn shared_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()))).as_ref()
 }
 
-/// Like [`shared_context`], but with the rolled field multiplication whatever the adapter, so
-/// both forms are tested on every adapter (within llvmpipe's loop budget: small inputs only).
-pub fn shared_rolled_context() -> Option<&'static MsmContext> {
-    // Where the default context already uses the rolled form (every adapter but llvmpipe), it is
-    // the same context: no second compilation of every pipeline.
-    if let Some(ctx) = shared_context().filter(|ctx| ctx.mul_form() == MulForm::ROLLED) {
-        return Some(ctx);
-    }
+/// Like [`shared_context`], but with the unrolled field multiplication, so the form that is
+/// not the default is tested too (on lavapipe; SwiftShader's compiler fails on it for 30 limbs).
+pub fn shared_unrolled_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::Unrolled)))).as_ref()
 }
 
 fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {

@@ -9,7 +9,7 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{GpuCurve, MsmContext, MsmError};
 
-use webgpu_msm::testing::{shared_context as context, shared_rolled_context};
+use webgpu_msm::testing::shared_context as context;
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
     let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(rng)).collect();
@@ -187,13 +187,11 @@ fn skewed_scalars<G: GpuCurve>(ctx: Option<&MsmContext>) {
 #[test]
 fn bls12_377_skewed_scalars() {
     skewed_scalars::<G1Affine>(context());
-    skewed_scalars::<G1Affine>(shared_rolled_context());
 }
 
 #[test]
 fn ed_on_bls12_377_skewed_scalars() {
     skewed_scalars::<EdwardsAffine>(context());
-    skewed_scalars::<EdwardsAffine>(shared_rolled_context());
 }
 
 /// One bucket with 70,000 points: more additions than llvmpipe lets one shader invocation loop

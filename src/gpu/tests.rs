@@ -19,7 +19,7 @@ use crate::plan::Plan;
 use crate::wgsl::Stage;
 use crate::MsmContext;
 
-use crate::testing::{shared_context, shared_rolled_context};
+use crate::testing::{shared_context, shared_unrolled_context};
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)
@@ -139,13 +139,13 @@ use ark_ff::BigInteger;
 #[test]
 fn gpu_field_ops_match_arkworks_bls12_377() {
     field_ops_match_arkworks::<G1Affine>(shared_context());
-    field_ops_match_arkworks::<G1Affine>(shared_rolled_context());
+    field_ops_match_arkworks::<G1Affine>(shared_unrolled_context());
 }
 
 #[test]
 fn gpu_field_ops_match_arkworks_ed_on_bls12_377() {
     field_ops_match_arkworks::<EdwardsAffine>(shared_context());
-    field_ops_match_arkworks::<EdwardsAffine>(shared_rolled_context());
+    field_ops_match_arkworks::<EdwardsAffine>(shared_unrolled_context());
 }
 
 fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
@@ -186,13 +186,13 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
 #[test]
 fn gpu_curve_ops_match_arkworks_bls12_377() {
     curve_ops_match_arkworks::<G1Affine>(shared_context());
-    curve_ops_match_arkworks::<G1Affine>(shared_rolled_context());
+    curve_ops_match_arkworks::<G1Affine>(shared_unrolled_context());
 }
 
 #[test]
 fn gpu_curve_ops_match_arkworks_ed_on_bls12_377() {
     curve_ops_match_arkworks::<EdwardsAffine>(shared_context());
-    curve_ops_match_arkworks::<EdwardsAffine>(shared_rolled_context());
+    curve_ops_match_arkworks::<EdwardsAffine>(shared_unrolled_context());
 }
 
 /// Runs the full pipeline once and checks every stage's output buffer against its CPU model
@@ -295,7 +295,7 @@ fn gpu_stages_match_cpu_models_bls12_377() {
     stages_match_cpu_models::<G1Affine>(shared_context(), 700, None, false);
     stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4), false);
     stages_match_cpu_models::<G1Affine>(shared_context(), 500, None, true);
-    stages_match_cpu_models::<G1Affine>(shared_rolled_context(), 700, None, false);
+    stages_match_cpu_models::<G1Affine>(shared_unrolled_context(), 700, None, false);
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn gpu_stages_match_cpu_models_ed_on_bls12_377() {
     stages_match_cpu_models::<EdwardsAffine>(shared_context(), 700, None, false);
     stages_match_cpu_models::<EdwardsAffine>(shared_context(), 65, Some(4), false);
     stages_match_cpu_models::<EdwardsAffine>(shared_context(), 500, None, true);
-    stages_match_cpu_models::<EdwardsAffine>(shared_rolled_context(), 700, None, false);
+    stages_match_cpu_models::<EdwardsAffine>(shared_unrolled_context(), 700, None, false);
 }
 
 /// One invocation adds 1000 random points in sequence and writes every prefix: long chains are
@@ -340,11 +340,11 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
 #[test]
 fn gpu_chain_matches_arkworks_bls12_377() {
     chain_matches_arkworks::<G1Affine>(shared_context());
-    chain_matches_arkworks::<G1Affine>(shared_rolled_context());
+    chain_matches_arkworks::<G1Affine>(shared_unrolled_context());
 }
 
 #[test]
 fn gpu_chain_matches_arkworks_ed_on_bls12_377() {
     chain_matches_arkworks::<EdwardsAffine>(shared_context());
-    chain_matches_arkworks::<EdwardsAffine>(shared_rolled_context());
+    chain_matches_arkworks::<EdwardsAffine>(shared_unrolled_context());
 }

@@ -14,12 +14,12 @@ use crate::limbs::{to_limbs, LIMB_BITS, LIMB_MASK};
 /// How `field_mul` is generated; both compute the same function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MulForm {
-    /// N² straight-line statements: no loops at all. Large shaders, slow first compile, but the
-    /// only form that fits llvmpipe's per-invocation loop budget for long bucket chains.
+    /// N² straight-line statements: no loops at all. Large shaders and a slow first compile
+    /// (uncached lavapipe: ~40 s for bls12-377), and SwiftShader's compiler fails on the 30-limb
+    /// field; kept to compare against (it was slower on lavapipe, too).
     Unrolled,
     /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N), with
-    /// `field_mul_xK` advancing K independent products per loop: ~8× faster to compile, about
-    /// the same speed, and the form SwiftShader's compiler can take for 30-limb fields.
+    /// `field_mul_xK` advancing K independent products per loop. The default everywhere.
     Rolled {
         /// Montgomery rounds per loop iteration.
         rounds: usize,
@@ -29,22 +29,14 @@ pub enum MulForm {
 impl MulForm {
     /// The default rolled form: 5 rounds per iteration (divides both 20 and 30 limbs).
     pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5 };
-
-    /// The form for an adapter: unrolled on llvmpipe (lavapipe), whose 65535-iteration loop
-    /// budget per invocation a rolled form would exhaust on long buckets; rolled elsewhere.
-    pub fn for_adapter(info: &wgpu::AdapterInfo) -> Self {
-        if has_loop_budget(info) {
-            MulForm::Unrolled
-        } else {
-            MulForm::ROLLED
-        }
-    }
 }
 
-/// Whether the adapter is llvmpipe (Mesa's lavapipe), which ends every loop of a shader
-/// invocation once 65535 loop back-edges have been spent in it.
-pub fn has_loop_budget(info: &wgpu::AdapterInfo) -> bool {
-    info.name.contains("llvmpipe")
+impl Default for MulForm {
+    /// [`MulForm::ROLLED`]: on lavapipe at 2^16 it runs the pipeline 10–15% faster than the
+    /// unrolled form and compiles several times faster; SwiftShader only takes this form.
+    fn default() -> Self {
+        MulForm::ROLLED
+    }
 }
 
 /// Collects WGSL lines.
@@ -215,12 +207,12 @@ fn sub(spec: &CurveSpec) -> String {
 ///
 /// Drivers inline every call, so the unrolled form's shader size, and compile time on first use,
 /// grows with the call sites (uncached lavapipe: bls12-377's pipeline ~40–200 s; SwiftShader's
-/// Subzero crashes on it). The rolled form ([`MulForm::Rolled`]) compiles ~8× faster at about
-/// the same speed, but llvmpipe/lavapipe (gallivm `lp_exec_endloop`) gives each invocation a
-/// budget of 65535 loop back-edges, counted over all loops and never reset; once spent, every
-/// loop silently exits after one iteration. Each rolled loop spends N/rounds of it, which caps a
-/// thread at about 65535 / (2·N/rounds + 1) mixed additions there; the unrolled form spends
-/// only the kernels' own loop iterations. [`MulForm::for_adapter`] picks accordingly.
+/// Subzero crashes on it). The rolled form ([`MulForm::Rolled`]) compiles several times faster.
+/// Its loops count against llvmpipe's (lavapipe's, gallivm `lp_exec_endloop`) budget of 65535
+/// loop back-edges per invocation, counted over all loops and never reset (once spent, every
+/// loop silently exits after one iteration): N/rounds per product batch, about 13 per point
+/// addition on bls12-377. Every kernel bounds the additions one thread makes (`plan.rs` caps
+/// the chunks a bucket can span), so no thread comes near the budget.
 fn mul(spec: &CurveSpec, form: MulForm) -> String {
     let n = spec.field.limbs;
     let rounds = match form {
