@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use ark_ff::Zero;
 
 use crate::combine::{combine_windows, decode_points};
-use crate::curve::{push_scalar_words, GpuCurve, SCALAR_WORDS};
+use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::{run_stages, PointSource};
@@ -113,12 +113,7 @@ impl MsmContext {
         if points.len() != scalars.len() {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
-        let spec = G::spec();
-        let mut raw_points = Vec::with_capacity(points.len() * 2 * spec.coord_words);
-        points.iter().for_each(|p| p.push_words(&mut raw_points));
-        let mut raw_scalars = Vec::with_capacity(scalars.len() * SCALAR_WORDS);
-        scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
-        self.msm_words::<G>(&raw_points, &raw_scalars, spec.scalar_bits).await
+        self.msm_words::<G>(&point_words(points), &scalar_words(scalars), G::spec().scalar_bits).await
     }
 
     /// The MSM of points and scalars already in the upload format: `2·coord_words` canonical

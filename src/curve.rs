@@ -156,6 +156,20 @@ pub(crate) fn push_scalar_words<F: PrimeField>(value: &F, out: &mut Vec<u32>) {
     push_field_words(value, SCALAR_WORDS, out);
 }
 
+/// Upload words of `points` (`2·coord_words` per point).
+pub(crate) fn point_words<G: GpuCurve>(points: &[G]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(points.len() * 2 * G::spec().coord_words);
+    points.iter().for_each(|p| p.push_words(&mut words));
+    words
+}
+
+/// Upload words of `scalars` (`SCALAR_WORDS` per scalar).
+pub(crate) fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(scalars.len() * SCALAR_WORDS);
+    scalars.iter().for_each(|s| push_scalar_words(s, &mut words));
+    words
+}
+
 /// `u32` words per scalar in the upload format.
 pub const SCALAR_WORDS: usize = 8;
 /// Widest scalar the pipeline takes (the bytes API accepts any 256-bit integer).

@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use ark_ff::Zero;
 
 use crate::combine::combine_windows;
-use crate::curve::{push_scalar_words, GpuCurve, SCALAR_WORDS};
-use crate::gpu::run::{dispatch_size, PointSource, PreparedPiece};
+use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
+use crate::gpu::run::{dispatch_size, submit_pass, PointSource, PreparedPiece};
 use crate::plan::Plan;
 use crate::{MsmContext, MsmError};
 
@@ -37,9 +37,7 @@ impl MsmContext {
     /// Uploads `points` and converts them on the GPU once (split into passes like
     /// [`MsmContext::msm`] when large). Errors: `InputTooLarge`, GPU errors.
     pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<PreparedBases<G>, MsmError> {
-        let mut raw = Vec::with_capacity(points.len() * 2 * G::spec().coord_words);
-        points.iter().for_each(|p| p.push_words(&mut raw));
-        self.prepare_words::<G>(&raw, points.len()).await
+        self.prepare_words::<G>(&point_words(points), points.len()).await
     }
 
     /// [`MsmContext::prepare`] of points already in the upload format (validated).
@@ -103,15 +101,7 @@ impl MsmContext {
                         layout: &pipeline.get_bind_group_layout(0),
                         entries: &entries,
                     });
-                    let mut encoder = device.create_command_encoder(&Default::default());
-                    {
-                        let mut pass = encoder.begin_compute_pass(&Default::default());
-                        pass.set_pipeline(pipeline);
-                        pass.set_bind_group(0, &bind_group, &[]);
-                        let (x, y) = dispatch_size(count as u32);
-                        pass.dispatch_workgroups(x, y, 1);
-                    }
-                    gpu.queue.submit([encoder.finish()]);
+                    submit_pass(gpu, pipeline, &bind_group, dispatch_size(count as u32));
                     piece
                 })
                 .await?;
@@ -128,9 +118,7 @@ impl MsmContext {
         bases: &PreparedBases<G>,
         scalars: &[G::ScalarField],
     ) -> Result<G::Group, MsmError> {
-        let mut raw_scalars = Vec::with_capacity(scalars.len() * SCALAR_WORDS);
-        scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
-        self.msm_prepared_words(bases, &raw_scalars, G::spec().scalar_bits).await
+        self.msm_prepared_words(bases, &scalar_words(scalars), G::spec().scalar_bits).await
     }
 
     /// [`MsmContext::msm_prepared`] of scalars in the upload format, each below `2^scalar_bits`.

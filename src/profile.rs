@@ -7,9 +7,9 @@ use crate::clock::now_seconds;
 use crate::combine::combine_windows;
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
-use crate::curve::{push_scalar_words, GpuCurve};
+use crate::curve::{point_words, scalar_words, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
-use crate::gpu::run::PointSource;
+use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
 use crate::limbs::pack_limbs;
 use crate::plan::Plan;
 use crate::wgsl::Stage;
@@ -115,17 +115,7 @@ impl MsmContext {
         for ((pipeline, bind_group), best) in pipelines.iter().zip(&bind_groups).zip(&mut seconds) {
             for _ in 0..BENCH_RUNS {
                 let started = now_seconds();
-                gpu.capture(|| {
-                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                    {
-                        let mut pass = encoder.begin_compute_pass(&Default::default());
-                        pass.set_pipeline(pipeline);
-                        pass.set_bind_group(0, bind_group, &[]);
-                        pass.dispatch_workgroups(BENCH_THREADS.div_ceil(64), 1, 1);
-                    }
-                    gpu.queue.submit([encoder.finish()]);
-                })
-                .await?;
+                gpu.capture(|| submit_pass(gpu, pipeline, bind_group, dispatch_size(BENCH_THREADS))).await?;
                 gpu.finish_queue().await?;
                 *best = best.min(now_seconds() - started);
             }
@@ -154,10 +144,7 @@ impl MsmContext {
         }
         let spec = G::spec();
         let plan = Plan::choose(n as u32, spec.scalar_bits);
-        let mut raw_points = Vec::with_capacity(n * 2 * spec.coord_words);
-        points.iter().for_each(|p| p.push_words(&mut raw_points));
-        let mut raw_scalars = Vec::new();
-        scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
+        let (raw_points, raw_scalars) = (point_words(points), scalar_words(scalars));
         let (partials, seconds) = self.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, true).await?;
         let started = now_seconds();
         let result = combine_windows(&partials, &plan);

@@ -174,6 +174,13 @@ fn encode_pass(
     pass.dispatch_workgroups(x, y, 1);
 }
 
+/// Encodes one dispatch of `pipeline` and submits it on its own.
+pub fn submit_pass(gpu: &Gpu, pipeline: &wgpu::ComputePipeline, bind_group: &wgpu::BindGroup, dispatch: (u32, u32)) {
+    let mut encoder = new_encoder(gpu);
+    encode_pass(&mut encoder, "single pass", pipeline, dispatch, bind_group);
+    gpu.queue.submit([encoder.finish()]);
+}
+
 /// Copies the partial sums into a new mappable buffer and submits `encoder`.
 fn read_back_partials(gpu: &Gpu, mut encoder: wgpu::CommandEncoder, workspace: &Workspace, bytes: u64) -> wgpu::Buffer {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
