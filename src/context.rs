@@ -74,7 +74,8 @@ impl MsmContext {
         self
     }
 
-    /// How this context generates field multiplication (chosen per adapter).
+    /// How this context generates field multiplication ([`MulForm::ROLLED`] unless a test
+    /// asked for another form).
     pub fn mul_form(&self) -> MulForm {
         self.mul_form
     }

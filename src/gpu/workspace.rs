@@ -159,7 +159,9 @@ impl Workspace {
                 })
             })
             .collect();
-        let bind_groups = bind_groups(device, pipelines, |b| &buffers[b as usize]);
+        let order = pipelines.in_order();
+        let bind_groups =
+            std::array::from_fn(|i| bind_group(device, order[i].1, BINDINGS[i], |b| &buffers[b as usize]));
         Workspace { sizes, buffers, bind_groups }
     }
 
@@ -172,12 +174,15 @@ impl Workspace {
         points: &wgpu::Buffer,
         identity: &wgpu::Buffer,
     ) -> [wgpu::BindGroup; 2] {
-        let [_, decompose, _, _, accumulate, _, _] = bind_groups(device, pipelines, |b| match b {
-            Buffer::Points => points,
-            Buffer::Identity => identity,
-            other => &self.buffers[other as usize],
-        });
-        [decompose, accumulate]
+        let order = pipelines.in_order();
+        ["decompose_scalars", "accumulate_chunks"].map(|name| {
+            let i = order.iter().position(|(step, _)| *step == name).expect("a pipeline of the run");
+            bind_group(device, order[i].1, BINDINGS[i], |b| match b {
+                Buffer::Points => points,
+                Buffer::Identity => identity,
+                other => &self.buffers[other as usize],
+            })
+        })
     }
 
     /// The wgpu buffer behind `buffer`.
@@ -186,41 +191,35 @@ impl Workspace {
     }
 }
 
-/// One bind group per pipeline, in [`CurvePipelines::in_order`] order, over the buffers `buffer`
-/// returns.
-fn bind_groups<'a>(
-    device: &wgpu::Device,
-    pipelines: &CurvePipelines,
-    buffer: impl Fn(Buffer) -> &'a wgpu::Buffer,
-) -> [wgpu::BindGroup; 7] {
+/// The buffers each pipeline binds (binding number, buffer), in [`CurvePipelines::in_order`]
+/// order.
+const BINDINGS: [&[(u32, Buffer)]; 7] = {
     use Buffer::*;
-    let bind = |pipeline: &wgpu::ComputePipeline, bindings: &[(u32, Buffer)]| {
-        let entries: Vec<wgpu::BindGroupEntry> = bindings
-            .iter()
-            .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: buffer(b).as_entire_binding() })
-            .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("msm bind group"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
-    };
     [
-        bind(&pipelines.convert_points, &[(0, Params), (1, RawPoints), (3, Points), (6, Identity)]),
-        bind(
-            &pipelines.decompose_scalars,
-            &[(0, Params), (2, RawScalars), (4, Digits), (5, BucketCounts), (6, Identity)],
-        ),
-        bind(&pipelines.scan_bucket_counts, &[(0, Params), (1, BucketCounts), (2, BucketStarts)]),
-        bind(&pipelines.scatter_entries, &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)]),
-        bind(
-            &pipelines.accumulate_chunks,
-            &[(0, Params), (1, BucketStarts), (2, BucketCounts), (3, Entries), (4, Points), (5, Buckets), (6, Carries)],
-        ),
-        bind(
-            &pipelines.combine_chunk_carries,
-            &[(0, Params), (1, BucketStarts), (2, BucketCounts), (5, Buckets), (6, Carries)],
-        ),
-        bind(&pipelines.bucket_reduce, &[(0, Params), (1, Buckets), (2, Partials)]),
+        &[(0, Params), (1, RawPoints), (3, Points), (6, Identity)],
+        &[(0, Params), (2, RawScalars), (4, Digits), (5, BucketCounts), (6, Identity)],
+        &[(0, Params), (1, BucketCounts), (2, BucketStarts)],
+        &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)],
+        &[(0, Params), (1, BucketStarts), (2, BucketCounts), (3, Entries), (4, Points), (5, Buckets), (6, Carries)],
+        &[(0, Params), (1, BucketStarts), (2, BucketCounts), (5, Buckets), (6, Carries)],
+        &[(0, Params), (1, Buckets), (2, Partials)],
     ]
+};
+
+/// The bind group of `pipeline` over `bindings`, each buffer looked up with `buffer`.
+fn bind_group<'a>(
+    device: &wgpu::Device,
+    pipeline: &wgpu::ComputePipeline,
+    bindings: &[(u32, Buffer)],
+    buffer: impl Fn(Buffer) -> &'a wgpu::Buffer,
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = bindings
+        .iter()
+        .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: buffer(b).as_entire_binding() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("msm bind group"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
 }
