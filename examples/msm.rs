@@ -3,7 +3,9 @@
 //! `cargo run --release --example msm -- --curve bls12-377 --log-size 16 [--profile]`
 //!
 //! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
-//! time, the multiplications the cost model counts for it and its efficiency.
+//! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
+//! forces the 13-bit-limb form browsers run, `--field wide` the 32-bit one (64-bit integers);
+//! by default the context picks wide where the device has 64-bit integers.
 
 use std::time::Instant;
 
@@ -11,7 +13,8 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{GpuCurve, MsmContext};
+use webgpu_msm::wgsl::MulForm;
+use webgpu_msm::{GpuCurve, MsmContext, MsmError};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -19,9 +22,21 @@ fn main() {
     let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
     let log_size: u32 = value("--log-size").map_or(16, |v| v.parse().expect("--log-size takes an integer"));
     let profile = args.iter().any(|a| a == "--profile");
+    let form = match value("--field").as_deref() {
+        None => None,
+        Some("narrow") => Some(MulForm::ROLLED),
+        Some("wide") => Some(MulForm::WIDE),
+        Some(other) if other.starts_with("wide-") => {
+            Some(MulForm::Wide { rounds: other[5..].parse().expect("--field wide-R: R rounds per loop") })
+        }
+        Some(other) => {
+            eprintln!("unknown --field {other}: use narrow, wide or wide-R (R rounds per loop)");
+            std::process::exit(2);
+        }
+    };
     let ok = match curve.as_str() {
-        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size, profile),
-        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size, profile),
+        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size, profile, form),
+        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size, profile, form),
         other => {
             eprintln!("unknown curve {other}: use bls12-377 or ed-on-bls12-377");
             false
@@ -30,7 +45,7 @@ fn main() {
     std::process::exit(if ok { 0 } else { 1 });
 }
 
-fn run<G: GpuCurve>(log_size: u32, profile: bool) -> bool {
+fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>) -> bool {
     let n = 1usize << log_size;
     println!("curve {}, n = 2^{log_size} = {n}", G::spec().name);
     let mut rng = StdRng::seed_from_u64(log_size as u64);
@@ -40,7 +55,13 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool) -> bool {
     println!("inputs generated in {:.2?}", started.elapsed());
 
     let started = Instant::now();
-    let ctx = match pollster::block_on(MsmContext::new()) {
+    let ctx: Result<MsmContext, MsmError> = pollster::block_on(async {
+        match form {
+            Some(form) => MsmContext::with_mul_form(form).await,
+            None => MsmContext::new().await,
+        }
+    });
+    let ctx = match ctx {
         Ok(ctx) => ctx,
         Err(e) => {
             eprintln!("error: {e}");
@@ -48,7 +69,7 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool) -> bool {
         }
     };
     let info = ctx.adapter_info();
-    println!("adapter: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
+    println!("adapter: {} ({:?}, {:?}), field form {:?}", info.name, info.backend, info.device_type, ctx.mul_form());
     let cold = pollster::block_on(ctx.msm(&points, &scalars));
     let cold_time = started.elapsed();
     let started = Instant::now();
@@ -70,7 +91,7 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool) -> bool {
     println!("GPU warm: {warm_time:.2?}");
     let passes = n.div_ceil(ctx.max_piece_points::<G>()).max(1);
     let pass = n.div_ceil(passes).max(1);
-    let bytes = MsmContext::gpu_memory_bytes::<G>(pass);
+    let bytes = ctx.gpu_memory_bytes::<G>(pass);
     println!(
         "GPU buffers: {:.1} MiB for a pass of {pass} points ({} bytes per point), {passes} pass(es)",
         bytes as f64 / (1u64 << 20) as f64,

@@ -5,19 +5,20 @@ use ark_ec::CurveGroup;
 use num_bigint::BigUint;
 
 use crate::curve::GpuCurve;
-use crate::limbs::unpack_limbs;
 use crate::plan::Plan;
+use crate::wgsl::MulForm;
 use crate::MsmError;
 
-/// Decodes packed Montgomery-form GPU points (`point_coords` fields each) into group elements.
-pub fn decode_points<G: GpuCurve>(words: &[u32]) -> Result<Vec<G::Group>, MsmError> {
+/// Decodes Montgomery-form GPU points (`point_coords` fields each, stored in the limbs of
+/// `form`) into group elements.
+pub fn decode_points<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
     let spec = G::spec();
-    let field_words = spec.packed_words();
+    let field = spec.field_for(form);
+    let field_words = field.storage_words();
     words
         .chunks_exact(spec.point_coords() * field_words)
         .map(|point| {
-            let coords: Vec<BigUint> =
-                point.chunks_exact(field_words).map(|f| spec.field.from_mont_limbs(&unpack_limbs(f))).collect();
+            let coords: Vec<BigUint> = point.chunks_exact(field_words).map(|f| field.from_storage(f)).collect();
             G::group_from_gpu(&coords)
                 .ok_or_else(|| MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name)))
         })

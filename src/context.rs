@@ -52,7 +52,9 @@ impl MsmContext {
         Self::create(None).await
     }
 
-    /// A context whose shaders use `mul_form` whatever the adapter (tests of both forms).
+    /// A context whose shaders use `mul_form` whatever the adapter (tests and benchmarks of
+    /// every form); [`MsmError::RequestDevice`] for [`MulForm::Wide`] on a device without 64-bit
+    /// integers.
     #[doc(hidden)]
     pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
         Self::create(Some(mul_form)).await
@@ -60,7 +62,14 @@ impl MsmContext {
 
     async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
         let gpu = Gpu::new().await?;
-        let mul_form = mul_form.unwrap_or_default();
+        let best = if gpu.int64 { MulForm::WIDE } else { MulForm::ROLLED };
+        let mul_form = mul_form.unwrap_or(best);
+        if mul_form.needs_int64() && !gpu.int64 {
+            return Err(MsmError::RequestDevice(format!(
+                "{mul_form:?} needs 64-bit integers (SHADER_INT64), which {} lacks",
+                gpu.info.name
+            )));
+        }
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Ok(MsmContext { id, gpu, mul_form, piece_limit: None, curves: Mutex::new(HashMap::new()) })
@@ -74,8 +83,9 @@ impl MsmContext {
         self
     }
 
-    /// How this context generates field multiplication ([`MulForm::ROLLED`] unless a test
-    /// asked for another form).
+    /// How this context generates field arithmetic: [`MulForm::WIDE`] (32-bit limbs) on devices
+    /// with 64-bit integers, else [`MulForm::ROLLED`] (13-bit limbs), unless a test asked for
+    /// another form.
     pub fn mul_form(&self) -> MulForm {
         self.mul_form
     }
@@ -88,7 +98,7 @@ impl MsmContext {
     /// The most points one GPU pass takes on curve `G` with this device's limits; larger
     /// inputs run as several passes whose results are added.
     pub fn max_piece_points<G: GpuCurve>(&self) -> usize {
-        let device = max_points(G::spec(), &self.gpu.limits) as usize;
+        let device = max_points(G::spec(), self.mul_form, &self.gpu.limits) as usize;
         self.piece_limit.map_or(device, |limit| limit.min(device))
     }
 
@@ -105,8 +115,8 @@ impl MsmContext {
     }
 
     /// Bytes of GPU buffers one pass of `n` points (at most `max_piece_points`) uses on `G`.
-    pub fn gpu_memory_bytes<G: GpuCurve>(n: usize) -> u64 {
-        BufferSizes::for_plan(G::spec(), &Plan::choose(n as u32, G::spec().scalar_bits)).total()
+    pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
+        BufferSizes::for_plan(G::spec(), self.mul_form, &Plan::choose(n as u32, G::spec().scalar_bits)).total()
     }
 
     /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
@@ -160,7 +170,7 @@ impl MsmContext {
     ) -> Result<(Vec<G::Group>, Vec<(&'static str, f64)>), MsmError> {
         let spec = G::spec();
         let runner = self.runner::<G>().await?;
-        let sizes = BufferSizes::for_plan(spec, plan);
+        let sizes = BufferSizes::for_plan(spec, self.mul_form, plan);
         let mut workspace = runner.workspace.lock().await;
         if !workspace.as_ref().is_some_and(|w| w.covers(&sizes)) {
             let fresh = self
@@ -170,11 +180,12 @@ impl MsmContext {
             *workspace = Some(fresh);
         }
         let workspace = workspace.as_ref().expect("workspace was just created");
-        let partial_bytes = plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words() * 4) as u64;
+        let partial_bytes =
+            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.mul_form) * 4) as u64;
         let output =
             run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile)
                 .await?;
-        Ok((decode_points::<G>(&output.partials)?, output.stage_seconds))
+        Ok((decode_points::<G>(&output.partials, self.mul_form)?, output.stage_seconds))
     }
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.

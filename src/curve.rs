@@ -9,7 +9,8 @@ use ark_ec::{twisted_edwards, AffineRepr};
 use ark_ff::{BigInteger, Field, PrimeField, Zero};
 use num_bigint::BigUint;
 
-use crate::limbs::Montgomery;
+use crate::limbs::{Montgomery, WIDE_LIMB_BITS};
+use crate::wgsl::MulForm;
 
 /// The curve equation family, with the coefficients the formulas use.
 #[derive(Clone, Debug)]
@@ -31,8 +32,10 @@ pub enum CurveModel {
 pub struct CurveSpec {
     /// Name used in labels, errors and the JS API.
     pub name: &'static str,
-    /// Montgomery parameters of the base field.
+    /// Montgomery parameters of the base field in 13-bit limbs (every WebGPU device).
     pub field: Montgomery,
+    /// Montgomery parameters of the base field in 32-bit limbs ([`MulForm::Wide`]).
+    pub wide_field: Montgomery,
     /// `u32` words per canonical coordinate in the upload format.
     pub coord_words: usize,
     /// Bit length of the scalar field modulus (scalars are below it).
@@ -70,9 +73,18 @@ impl CurveSpec {
         }
     }
 
-    /// `u32` words of one packed field element (two 13-bit limbs per word).
-    pub fn packed_words(&self) -> usize {
-        self.field.limbs / 2
+    /// The base field's Montgomery parameters in the limbs of `form`.
+    pub fn field_for(&self, form: MulForm) -> &Montgomery {
+        if form.needs_int64() {
+            &self.wide_field
+        } else {
+            &self.field
+        }
+    }
+
+    /// `u32` words of one field element in storage buffers, in the limbs of `form`.
+    pub fn packed_words(&self, form: MulForm) -> usize {
+        self.field_for(form).storage_words()
     }
 }
 
@@ -189,6 +201,7 @@ fn spec_of<F: PrimeField>(name: &'static str, scalar_bits: u32, model: CurveMode
         name,
         coord_words: (modulus.bits() as usize).div_ceil(32),
         field: Montgomery::new(&modulus),
+        wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
         scalar_bits,
         model,
     }

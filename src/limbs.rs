@@ -1,35 +1,47 @@
-//! Big integers as 13-bit limbs, the representation every shader uses.
+//! Big integers as limbs, the representations the shaders use.
 //!
-//! A field element lives on the GPU as `N` limbs of [`LIMB_BITS`] bits, each in the low bits of a
-//! `u32`, in Montgomery form with radix `R = 2^(13·N)`. In storage buffers two limbs share one
-//! `u32` (limb `2k` in the low half, limb `2k+1` in the high half), which halves memory and
-//! bandwidth. This module holds the CPU side of that representation: conversions and the
-//! Montgomery constants the shader generator emits.
+//! A field element lives on the GPU in Montgomery form as `N` limbs, each in the low bits of a
+//! `u32`, in one of two widths:
+//! - 13-bit limbs ([`LIMB_BITS`], radix `R = 2^(13·N)`), the form every WebGPU device runs (WGSL
+//!   in browsers has no 64-bit integers). In storage buffers two limbs share one `u32` (limb `2k`
+//!   in the low half, limb `2k+1` in the high half), which halves memory and bandwidth.
+//! - 32-bit limbs ([`WIDE_LIMB_BITS`], `R = 2^(32·N)`) multiplied with 64-bit products, for
+//!   native devices with wgpu's `SHADER_INT64`; stored one limb per `u32`.
+//!
+//! This module holds the CPU side of both: conversions and the Montgomery constants the shader
+//! generators emit.
 
 use num_bigint::BigUint;
 
-/// Bits per limb. With 13-bit limbs a `u32` accumulator absorbs 64 limb products without
+/// Bits per limb of the 13-bit form. A `u32` accumulator absorbs 64 limb products without
 /// overflow, enough for a 30-limb Montgomery multiplication without intermediate carries.
 pub const LIMB_BITS: u32 = 13;
 /// `2^LIMB_BITS - 1`.
 pub const LIMB_MASK: u32 = (1 << LIMB_BITS) - 1;
+/// Bits per limb of the wide form (64-bit products).
+pub const WIDE_LIMB_BITS: u32 = 32;
+
+/// Splits `value` into `n` little-endian limbs of `bits` bits. Panics if it does not fit
+/// (constants only).
+pub fn split_limbs(value: &BigUint, n: usize, bits: u32) -> Vec<u32> {
+    assert!(value.bits() <= (n as u64) * bits as u64, "value wider than {n} limbs of {bits} bits");
+    let mask = BigUint::from(u32::MAX >> (32 - bits));
+    (0..n).map(|i| ((value >> (i * bits as usize)) & &mask).iter_u32_digits().next().unwrap_or(0)).collect()
+}
+
+/// Joins little-endian limbs of `bits` bits (each may exceed them) into an integer.
+pub fn join_limbs(limbs: &[u32], bits: u32) -> BigUint {
+    limbs.iter().rev().fold(BigUint::default(), |acc, &l| (acc << bits) + l)
+}
 
 /// Splits `value` into `n` little-endian 13-bit limbs. Panics if it does not fit (constants only).
 pub fn to_limbs(value: &BigUint, n: usize) -> Vec<u32> {
-    assert!(value.bits() <= (n as u64) * LIMB_BITS as u64, "value wider than {n} limbs");
-    let mut limbs = Vec::with_capacity(n);
-    let mut rest = value.clone();
-    for _ in 0..n {
-        let low = rest.iter_u32_digits().next().unwrap_or(0);
-        limbs.push(low & LIMB_MASK);
-        rest >>= LIMB_BITS;
-    }
-    limbs
+    split_limbs(value, n, LIMB_BITS)
 }
 
-/// Joins little-endian limbs (each may exceed 13 bits) into an integer.
+/// Joins little-endian 13-bit limbs (each may exceed 13 bits) into an integer.
 pub fn from_limbs(limbs: &[u32]) -> BigUint {
-    limbs.iter().rev().fold(BigUint::default(), |acc, &l| (acc << LIMB_BITS) + l)
+    join_limbs(limbs, LIMB_BITS)
 }
 
 /// Packs 13-bit limbs two per `u32`, the storage-buffer layout.
@@ -50,14 +62,16 @@ pub fn to_words(value: &BigUint, n: usize) -> Vec<u32> {
     words
 }
 
-/// Montgomery parameters of a prime field for 13-bit limbs.
+/// Montgomery parameters of a prime field for limbs of `limb_bits` bits.
 #[derive(Clone, Debug)]
 pub struct Montgomery {
     /// The field modulus `p`.
     pub modulus: BigUint,
+    /// Bits per limb: [`LIMB_BITS`] or [`WIDE_LIMB_BITS`].
+    pub limb_bits: u32,
     /// Number of limbs `N`, the smallest with `4p < R` (room for lazy additions).
     pub limbs: usize,
-    /// `R = 2^(13·N)`.
+    /// `R = 2^(limb_bits·N)`.
     pub r: BigUint,
     /// `R mod p`: one in Montgomery form.
     pub r_mod_p: BigUint,
@@ -65,32 +79,74 @@ pub struct Montgomery {
     pub r2_mod_p: BigUint,
     /// `R⁻¹ mod p`: multiplying by it converts out of Montgomery form (CPU side).
     pub r_inv: BigUint,
-    /// `−p⁻¹ mod 2^13`, the per-limb reduction factor.
+    /// `−p⁻¹ mod 2^limb_bits`, the per-limb reduction factor.
     pub mu: u32,
 }
 
 impl Montgomery {
-    /// Parameters for the prime `modulus`.
+    /// Parameters for the prime `modulus` with 13-bit limbs.
     pub fn new(modulus: &BigUint) -> Self {
+        Self::with_limb_bits(modulus, LIMB_BITS)
+    }
+
+    /// Parameters for the prime `modulus` with limbs of `limb_bits` bits.
+    pub fn with_limb_bits(modulus: &BigUint, limb_bits: u32) -> Self {
         let bits = modulus.bits() as u32 + 2;
-        let limbs = bits.div_ceil(LIMB_BITS) as usize;
-        let r = BigUint::from(1u32) << (LIMB_BITS as usize * limbs);
+        let limbs = bits.div_ceil(limb_bits) as usize;
+        let r = BigUint::from(1u32) << (limb_bits as usize * limbs);
         let r_mod_p = &r % modulus;
         let r2_mod_p = (&r_mod_p * &r_mod_p) % modulus;
         let r_inv = r_mod_p.modinv(modulus).expect("modulus is prime");
-        let base = BigUint::from(1u32) << LIMB_BITS;
+        let base = BigUint::from(1u64) << limb_bits;
         let p_inv = (modulus % &base).modinv(&base).expect("modulus is odd");
-        let mu = to_words(&(&base - p_inv), 1)[0] & LIMB_MASK;
-        Montgomery { modulus: modulus.clone(), limbs, r, r_mod_p, r2_mod_p, r_inv, mu }
+        let mu = to_words(&(&base - p_inv), 2)[0];
+        Montgomery { modulus: modulus.clone(), limb_bits, limbs, r, r_mod_p, r2_mod_p, r_inv, mu }
+    }
+
+    /// `value` as `N` limbs (no conversion).
+    pub fn limbs_of(&self, value: &BigUint) -> Vec<u32> {
+        split_limbs(value, self.limbs, self.limb_bits)
     }
 
     /// `value · R mod p` as limbs (into Montgomery form).
     pub fn to_mont_limbs(&self, value: &BigUint) -> Vec<u32> {
-        to_limbs(&((value * &self.r_mod_p) % &self.modulus), self.limbs)
+        self.limbs_of(&((value * &self.r_mod_p) % &self.modulus))
     }
 
     /// Canonical value of Montgomery-form limbs (`limbs · R⁻¹ mod p`).
     pub fn from_mont_limbs(&self, limbs: &[u32]) -> BigUint {
-        (from_limbs(limbs) * &self.r_inv) % &self.modulus
+        (join_limbs(limbs, self.limb_bits) * &self.r_inv) % &self.modulus
+    }
+
+    /// `u32` words of one field element in storage buffers (`PackedField` in WGSL).
+    pub fn storage_words(&self) -> usize {
+        if self.limb_bits == LIMB_BITS {
+            self.limbs.div_ceil(2)
+        } else {
+            self.limbs
+        }
+    }
+
+    /// Storage words of `value` in Montgomery form, as the shaders keep it.
+    pub fn to_storage(&self, value: &BigUint) -> Vec<u32> {
+        self.limbs_to_storage(&self.to_mont_limbs(value))
+    }
+
+    /// Canonical value of a Montgomery-form element read from storage.
+    pub fn from_storage(&self, words: &[u32]) -> BigUint {
+        if self.limb_bits == LIMB_BITS {
+            self.from_mont_limbs(&unpack_limbs(words))
+        } else {
+            self.from_mont_limbs(words)
+        }
+    }
+
+    /// Storage words of limbs (packed two per word for 13-bit limbs).
+    pub fn limbs_to_storage(&self, limbs: &[u32]) -> Vec<u32> {
+        if self.limb_bits == LIMB_BITS {
+            pack_limbs(limbs)
+        } else {
+            limbs.to_vec()
+        }
     }
 }

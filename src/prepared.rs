@@ -81,7 +81,7 @@ impl MsmContext {
                             mapped_at_creation: false,
                         })
                     };
-                    let stored_bytes = (count * spec.stored_coords() * spec.packed_words() * 4) as u64;
+                    let stored_bytes = (count * spec.stored_coords() * spec.packed_words(self.mul_form()) * 4) as u64;
                     let piece = PreparedPiece {
                         n: count as u32,
                         points: empty("prepared points", stored_bytes),

@@ -10,10 +10,10 @@ use crate::cpu_model::decompose;
 use crate::curve::{point_words, scalar_words, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
-use crate::limbs::pack_limbs;
 use crate::plan::Plan;
 use crate::wgsl::Stage;
 use crate::{MsmContext, MsmError};
+use num_bigint::BigUint;
 
 /// Threads of the microbenchmark.
 const BENCH_THREADS: u32 = 16_384;
@@ -71,16 +71,11 @@ impl MsmContext {
         use wgpu::util::DeviceExt;
         let gpu = self.gpu();
         let spec = G::spec();
-        let mut limbs = vec![0u32; spec.field.limbs];
-        let values: Vec<u32> = (0..BENCH_THREADS)
-            .flat_map(|i| {
-                limbs[0] = i & 0x1fff;
-                limbs[1] = 1 + (i >> 13);
-                pack_limbs(&limbs)
-            })
-            .collect();
+        let field = spec.field_for(self.mul_form());
+        let value = |i: u32| field.limbs_to_storage(&field.limbs_of(&(BigUint::from(i) + (1u64 << 13))));
+        let values: Vec<u32> = (0..BENCH_THREADS).flat_map(value).collect();
         let stored: Vec<u32> =
-            values.chunks(spec.packed_words()).flat_map(|v| v.repeat(spec.stored_coords())).collect();
+            values.chunks(field.storage_words()).flat_map(|v| v.repeat(spec.stored_coords())).collect();
         let usage = wgpu::BufferUsages::STORAGE;
         let buffer = |contents: &[u32]| {
             gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -15,11 +15,11 @@ pub fn shared_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()))).as_ref()
 }
 
-/// Like [`shared_context`], but with the unrolled field multiplication, so the form that is
-/// not the default is tested too (on lavapipe; SwiftShader's compiler fails on it for 30 limbs).
-pub fn shared_unrolled_context() -> Option<&'static MsmContext> {
+/// Like [`shared_context`], but with the 13-bit rolled field form that browsers run, so it is
+/// tested natively too where the default context uses 64-bit integers ([`MulForm::WIDE`]).
+pub fn shared_narrow_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::Unrolled)))).as_ref()
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
 }
 
 fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {

@@ -6,11 +6,12 @@ use ark_ed_on_bls12_377::EdwardsAffine;
 use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
-use webgpu_msm::limbs::{from_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery, LIMB_BITS};
+use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
+use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveSpec, GpuCurve};
 
-const FORMS: [MulForm; 2] = [MulForm::Unrolled, MulForm::ROLLED];
+const FORMS: [MulForm; 4] = [MulForm::Unrolled, MulForm::ROLLED, MulForm::WIDE, MulForm::Wide { rounds: 12 }];
 
 fn specs() -> [&'static CurveSpec; 2] {
     [G1Affine::spec(), EdwardsAffine::spec()]
@@ -23,10 +24,28 @@ fn every_composed_shader_validates_with_naga() {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
-            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
                 .validate(&module)
                 .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
         }
+    }
+}
+
+/// What a device must offer for `form`: nothing beyond WebGPU, or 64-bit integers.
+fn capabilities(form: MulForm) -> naga::valid::Capabilities {
+    if form.needs_int64() {
+        naga::valid::Capabilities::SHADER_INT64
+    } else {
+        naga::valid::Capabilities::empty()
+    }
+}
+
+/// The 13-bit forms use no 64-bit integers, so they run in browsers.
+#[test]
+fn narrow_forms_use_no_64_bit_integers() {
+    for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
+        let source = webgpu_msm::wgsl::field_gen::field_module(spec, form);
+        assert_eq!(source.contains("u64"), form.needs_int64(), "{} {form:?}", spec.name);
     }
 }
 
@@ -45,24 +64,25 @@ fn generated_big_integer_code_indexes_limbs_only_by_literals() {
             indexed += 1;
             rest = tail;
         }
-        assert!(indexed > spec.field.limbs * 4);
+        assert!(indexed > spec.field_for(form).limbs * 4);
     }
 }
 
 #[test]
 fn montgomery_constants_match_num_bigint() {
-    for spec in specs() {
-        let m = &spec.field;
-        assert_eq!(m.r, BigUint::from(1u32) << (LIMB_BITS as usize * m.limbs));
+    for m in specs().into_iter().flat_map(|s| [&s.field, &s.wide_field]) {
+        assert_eq!(m.r, BigUint::from(1u32) << (m.limb_bits as usize * m.limbs));
         assert!(BigUint::from(4u32) * &m.modulus < m.r, "4p < R leaves room for lazy sums");
         assert_eq!((&m.r_mod_p * &m.r_inv) % &m.modulus, BigUint::from(1u32));
         assert_eq!(m.r2_mod_p, (&m.r * &m.r) % &m.modulus);
-        // mu·p ≡ −1 (mod 2^13)
-        let p0 = to_limbs(&m.modulus, m.limbs)[0] as u64;
-        assert_eq!((m.mu as u64 * p0 + 1) % (1 << LIMB_BITS), 0);
+        // mu·p ≡ −1 (mod 2^limb_bits)
+        let p0 = m.limbs_of(&m.modulus)[0] as u64;
+        assert_eq!((m.mu as u64 * p0 + 1) % (1 << m.limb_bits), 0);
     }
     assert_eq!(G1Affine::spec().field.limbs, 30);
     assert_eq!(EdwardsAffine::spec().field.limbs, 20);
+    assert_eq!(G1Affine::spec().wide_field.limbs, 12);
+    assert_eq!(EdwardsAffine::spec().wide_field.limbs, 8);
 }
 
 #[test]
@@ -77,6 +97,10 @@ fn limb_conversions_round_trip() {
             assert_eq!(from_limbs(&limbs), x);
             assert_eq!(unpack_limbs(&pack_limbs(&limbs)), limbs);
             assert_eq!(m.from_mont_limbs(&m.to_mont_limbs(&x)), x);
+            assert_eq!(m.from_storage(&m.to_storage(&x)), x);
+            let wide = &spec.wide_field;
+            assert_eq!(join_limbs(&wide.limbs_of(&x), 32), x);
+            assert_eq!(wide.from_storage(&wide.to_storage(&x)), x);
         }
     }
 }
@@ -95,9 +119,12 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
             let b: Vec<u8> = (0..48).map(|_| rng.gen()).collect();
             cases.push((BigUint::from_bytes_le(&a) % &m.modulus, BigUint::from_bytes_le(&b) % &m.modulus));
         }
+        let wide = &spec.wide_field;
         for (a, b) in cases {
             let got = mont_mul_limbs(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
             assert_eq!(from_limbs(&got), (&a * &b * &m.r_inv) % &m.modulus);
+            let got = mont_mul_wide(&wide.limbs_of(&a), &wide.limbs_of(&b), wide);
+            assert_eq!(join_limbs(&got, 32), (&a * &b * &wide.r_inv) % &wide.modulus);
         }
     }
 }

@@ -14,13 +14,16 @@ pub struct Gpu {
     pub info: wgpu::AdapterInfo,
     /// The limits the device was created with.
     pub limits: wgpu::Limits,
+    /// Whether the device was created with wgpu's `SHADER_INT64` (64-bit integers in WGSL).
+    pub int64: bool,
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
 }
 
 impl Gpu {
     /// The default (high-performance) adapter and a device with WebGPU's default limits, so
-    /// what runs here runs in browsers too.
+    /// what runs here runs in browsers too, and with `SHADER_INT64` where the adapter has it
+    /// (native Vulkan, Metal and DX12 devices; never browsers) for the 32-bit-limb field form.
     pub async fn new() -> Result<Self, MsmError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = instance
@@ -31,10 +34,11 @@ impl Gpu {
             .await
             .map_err(|e| MsmError::NoAdapter(e.to_string()))?;
         let limits = wgpu::Limits::default();
+        let features = adapter.features() & wgpu::Features::SHADER_INT64;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("webgpu-msm"),
-                required_features: wgpu::Features::empty(),
+                required_features: features,
                 required_limits: limits.clone(),
                 ..Default::default()
             })
@@ -50,7 +54,8 @@ impl Gpu {
         // Errors are captured with error scopes around each call; anything that escapes them is
         // logged rather than panicking (wgpu's default handler panics).
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("uncaptured wgpu error: {e}")));
-        Ok(Gpu { device, queue, info: adapter.get_info(), limits, lost })
+        let int64 = features.contains(wgpu::Features::SHADER_INT64);
+        Ok(Gpu { device, queue, info: adapter.get_info(), limits, int64, lost })
     }
 
     /// `Err(DeviceLost)` once the device has been lost.

@@ -14,12 +14,11 @@ use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
 use crate::gpu::workspace::Buffer;
-use crate::limbs::{pack_limbs, unpack_limbs};
 use crate::plan::Plan;
-use crate::wgsl::Stage;
+use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 
-use crate::testing::{shared_context, shared_unrolled_context};
+use crate::testing::{shared_context, shared_narrow_context};
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)
@@ -33,10 +32,10 @@ fn affine_xy<G: GpuCurve>(p: &G) -> (BigUint, BigUint) {
     (biguint(&words[..w]), biguint(&words[w..]))
 }
 
-/// A GPU `Point` (packed Montgomery words) for `p`, in coordinates scaled by `lambda`.
-fn encode_point<G: GpuCurve>(p: &G, lambda: &BigUint) -> Vec<u32> {
+/// A GPU `Point` (Montgomery storage words of `form`) for `p`, in coordinates scaled by `lambda`.
+fn encode_point<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u32> {
     let spec = G::spec();
-    let m = &spec.field;
+    let m = spec.field_for(form);
     let (x, y) = affine_xy(p);
     let mul = |a: &BigUint, b: &BigUint| (a * b) % &m.modulus;
     let coords = match (&spec.model, p.is_zero()) {
@@ -46,7 +45,7 @@ fn encode_point<G: GpuCurve>(p: &G, lambda: &BigUint) -> Vec<u32> {
             vec![mul(&x, lambda), mul(&y, lambda), mul(&mul(&x, &y), lambda), lambda.clone()]
         }
     };
-    coords.iter().flat_map(|c| pack_limbs(&m.to_mont_limbs(c))).collect()
+    coords.iter().flat_map(|c| m.to_storage(c)).collect()
 }
 
 /// Runs `entry` of the test kernels with the given storage buffers (binding → contents) and
@@ -109,7 +108,7 @@ where
 {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
-    let m = &spec.field;
+    let m = spec.field_for(ctx.mul_form());
     let mut rng = StdRng::seed_from_u64(7);
     let minus_one = -G::BaseField::ONE;
     let mut pairs: Vec<(G::BaseField, G::BaseField)> = vec![
@@ -120,15 +119,14 @@ where
     ];
     pairs.extend((0..100).map(|_| (G::BaseField::rand(&mut rng), G::BaseField::rand(&mut rng))));
     let to_big = |f: &G::BaseField| BigUint::from_bytes_le(&f.into_bigint().to_bytes_le());
-    let input: Vec<u32> =
-        pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|f| pack_limbs(&m.to_mont_limbs(&to_big(f)))).collect();
-    let words = spec.packed_words();
+    let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|f| m.to_storage(&to_big(f))).collect();
+    let words = m.storage_words();
     let out =
         run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 4 * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
         let expected = [*a * b, *a + b, *a - b, -*a];
         for (k, e) in expected.iter().enumerate() {
-            let got = m.from_mont_limbs(&unpack_limbs(&out[(4 * i + k) * words..(4 * i + k + 1) * words]));
+            let got = m.from_storage(&out[(4 * i + k) * words..(4 * i + k + 1) * words]);
             assert_eq!(got, to_big(e), "{} case {i} op {k}", spec.name);
         }
     }
@@ -139,13 +137,13 @@ use ark_ff::BigInteger;
 #[test]
 fn gpu_field_ops_match_arkworks_bls12_377() {
     field_ops_match_arkworks::<G1Affine>(shared_context());
-    field_ops_match_arkworks::<G1Affine>(shared_unrolled_context());
+    field_ops_match_arkworks::<G1Affine>(shared_narrow_context());
 }
 
 #[test]
 fn gpu_field_ops_match_arkworks_ed_on_bls12_377() {
     field_ops_match_arkworks::<EdwardsAffine>(shared_context());
-    field_ops_match_arkworks::<EdwardsAffine>(shared_unrolled_context());
+    field_ops_match_arkworks::<EdwardsAffine>(shared_narrow_context());
 }
 
 fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
@@ -162,10 +160,11 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         cases.push((p0, G::zero()));
     }
     let lambda = BigUint::from(0x1234_5678u32);
-    let point_in: Vec<u32> = cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| encode_point(p, &lambda)).collect();
+    let point_in: Vec<u32> =
+        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| encode_point(p, &lambda, ctx.mul_form())).collect();
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words();
+    let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
     let out = run_test_kernel::<G>(
         ctx,
         "test_point_ops",
@@ -173,7 +172,7 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         (4, cases.len() * 4 * point_words),
         cases.len() as u32,
     );
-    let got = decode_points::<G>(&out).expect("GPU points are on the curve");
+    let got = decode_points::<G>(&out, ctx.mul_form()).expect("GPU points are on the curve");
     for (i, (p, q)) in cases.iter().enumerate() {
         let (p, q) = (p.into_group(), q.into_group());
         let expected = [p + q, p.double(), p + q, p - q];
@@ -186,13 +185,13 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
 #[test]
 fn gpu_curve_ops_match_arkworks_bls12_377() {
     curve_ops_match_arkworks::<G1Affine>(shared_context());
-    curve_ops_match_arkworks::<G1Affine>(shared_unrolled_context());
+    curve_ops_match_arkworks::<G1Affine>(shared_narrow_context());
 }
 
 #[test]
 fn gpu_curve_ops_match_arkworks_ed_on_bls12_377() {
     curve_ops_match_arkworks::<EdwardsAffine>(shared_context());
-    curve_ops_match_arkworks::<EdwardsAffine>(shared_unrolled_context());
+    curve_ops_match_arkworks::<EdwardsAffine>(shared_narrow_context());
 }
 
 /// Runs the full pipeline once and checks every stage's output buffer against its CPU model
@@ -234,12 +233,12 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
     let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
     assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");
-    let stored_words = spec.stored_coords() * spec.packed_words();
+    let stored_words = spec.stored_coords() * spec.packed_words(ctx.mul_form());
     let gpu_points = read(Buffer::Points, n * stored_words);
     for (i, p) in points.iter().enumerate().skip(1) {
         let coords: Vec<BigUint> = gpu_points[i * stored_words..(i + 1) * stored_words]
-            .chunks(spec.packed_words())
-            .map(|w| spec.field.from_mont_limbs(&unpack_limbs(w)))
+            .chunks(spec.packed_words(ctx.mul_form()))
+            .map(|w| spec.field_for(ctx.mul_form()).from_storage(w))
             .collect();
         let (x, y) = affine_xy(p);
         let modulus = &spec.field.modulus;
@@ -272,8 +271,9 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     assert!(gpu_csr == csr, "stage 2 entries differ from the CPU model");
 
     // Stage 3: bucket sums from the GPU's own CSR.
-    let point_words = spec.point_coords() * spec.packed_words();
-    let gpu_buckets = decode_points::<G>(&read(Buffer::Buckets, buckets * point_words)).expect("buckets on curve");
+    let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
+    let gpu_buckets =
+        decode_points::<G>(&read(Buffer::Buckets, buckets * point_words), ctx.mul_form()).expect("buckets on curve");
     assert!(gpu_buckets == cpu_model::smvp(&points, &gpu_csr), "stage 3 buckets");
 
     // Stage 4: partial sums from the GPU's own buckets.
@@ -295,7 +295,7 @@ fn gpu_stages_match_cpu_models_bls12_377() {
     stages_match_cpu_models::<G1Affine>(shared_context(), 700, None, false);
     stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4), false);
     stages_match_cpu_models::<G1Affine>(shared_context(), 500, None, true);
-    stages_match_cpu_models::<G1Affine>(shared_unrolled_context(), 700, None, false);
+    stages_match_cpu_models::<G1Affine>(shared_narrow_context(), 700, None, false);
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn gpu_stages_match_cpu_models_ed_on_bls12_377() {
     stages_match_cpu_models::<EdwardsAffine>(shared_context(), 700, None, false);
     stages_match_cpu_models::<EdwardsAffine>(shared_context(), 65, Some(4), false);
     stages_match_cpu_models::<EdwardsAffine>(shared_context(), 500, None, true);
-    stages_match_cpu_models::<EdwardsAffine>(shared_unrolled_context(), 700, None, false);
+    stages_match_cpu_models::<EdwardsAffine>(shared_narrow_context(), 700, None, false);
 }
 
 /// One invocation adds 1000 random points in sequence and writes every prefix: long chains are
@@ -316,13 +316,13 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
     let mut raw_in = Vec::new();
     points.iter().for_each(|q| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words();
+    let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
     let out = run_test_kernel::<G>(ctx, "test_chain", &[(3, &raw_in)], (4, n * point_words), 1);
     let mut acc = G::Group::zero();
     let mut wrong = Vec::new();
     for (k, q) in points.iter().enumerate() {
         acc += q;
-        let got = decode_points::<G>(&out[k * point_words..(k + 1) * point_words]);
+        let got = decode_points::<G>(&out[k * point_words..(k + 1) * point_words], ctx.mul_form());
         if got.as_ref().map(|g| g[0] != acc).unwrap_or(true) {
             wrong.push(k);
         }
@@ -340,11 +340,11 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
 #[test]
 fn gpu_chain_matches_arkworks_bls12_377() {
     chain_matches_arkworks::<G1Affine>(shared_context());
-    chain_matches_arkworks::<G1Affine>(shared_unrolled_context());
+    chain_matches_arkworks::<G1Affine>(shared_narrow_context());
 }
 
 #[test]
 fn gpu_chain_matches_arkworks_ed_on_bls12_377() {
     chain_matches_arkworks::<EdwardsAffine>(shared_context());
-    chain_matches_arkworks::<EdwardsAffine>(shared_unrolled_context());
+    chain_matches_arkworks::<EdwardsAffine>(shared_narrow_context());
 }

@@ -2,6 +2,7 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
+use crate::wgsl::MulForm;
 
 use super::pipelines::CurvePipelines;
 
@@ -57,10 +58,10 @@ impl Buffer {
 pub struct BufferSizes([u64; 12]);
 
 impl BufferSizes {
-    /// What `plan` needs on the curve `spec`.
-    pub fn for_plan(spec: &CurveSpec, plan: &Plan) -> Self {
+    /// What `plan` needs on the curve `spec` with field elements in the limbs of `form`.
+    pub fn for_plan(spec: &CurveSpec, form: MulForm, plan: &Plan) -> Self {
         let n = plan.n as u64;
-        let field = spec.packed_words() as u64 * 4;
+        let field = spec.packed_words(form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
         let windows = plan.num_windows as u64;
         let sizes = Buffer::ALL.map(|b| match b {
@@ -104,10 +105,10 @@ impl BufferSizes {
 }
 
 /// The largest `n` whose buffers all fit the device limits.
-pub fn max_points(spec: &CurveSpec, limits: &wgpu::Limits) -> u32 {
+pub fn max_points(spec: &CurveSpec, form: MulForm, limits: &wgpu::Limits) -> u32 {
     let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
-    let fits = |n: u32| BufferSizes::for_plan(spec, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
+    let fits = |n: u32| BufferSizes::for_plan(spec, form, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
     let (mut lo, mut hi) = (0u32, 1u32 << 28);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);

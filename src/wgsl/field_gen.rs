@@ -1,15 +1,20 @@
-//! Straight-line WGSL for one Montgomery field, generated from its parameters.
+//! Straight-line WGSL for one Montgomery field, generated from its parameters: the module
+//! header, constants and helpers shared by both limb widths, and the 13-bit-limb arithmetic
+//! (the 32-bit-limb arithmetic of [`MulForm::Wide`] is in [`super::field_wide`]).
 //!
-//! Every function here is emitted fully unrolled: WGSL loops over private arrays run 100–250×
-//! slower than straight-line code on the software GPUs we test on, and spill on real GPUs too.
-//! Each generator is a short Rust loop that prints one WGSL statement per limb.
+//! Limbs are never indexed at run time: WGSL loops over private arrays run 100–250× slower than
+//! straight-line code on the software GPUs we test on, and spill on real GPUs too. Each
+//! generator is a short Rust loop that prints one WGSL statement per limb; only the rolled
+//! multiplication keeps a loop, whose body is straight-line and shifts its limb variables.
 
 use std::fmt::Write;
 
 use num_bigint::BigUint;
 
 use crate::curve::{CurveModel, CurveSpec};
-use crate::limbs::{to_limbs, LIMB_BITS, LIMB_MASK};
+use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
+
+use super::field_wide;
 
 /// How `field_mul` is generated; both compute the same function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -19,21 +24,47 @@ pub enum MulForm {
     /// field; kept to compare against (it was slower on lavapipe, too).
     Unrolled,
     /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N), with
-    /// `field_mul_xK` advancing K independent products per loop. The default everywhere.
+    /// `field_mul_xK` advancing K independent products per loop. The default where 64-bit
+    /// integers are missing (browsers).
     Rolled {
+        /// Montgomery rounds per loop iteration.
+        rounds: usize,
+    },
+    /// 32-bit limbs multiplied into 64-bit products (wgpu's `SHADER_INT64`: native Vulkan,
+    /// Metal and DX12 devices, lavapipe included; never browsers): 12 limbs for a 377-bit field
+    /// instead of 30. A loop of N/`rounds` iterations as in `Rolled`, or straight-line code when
+    /// `rounds` ≥ N. The default on devices that have the feature.
+    Wide {
         /// Montgomery rounds per loop iteration.
         rounds: usize,
     },
 }
 
 impl MulForm {
-    /// The default rolled form: 5 rounds per iteration (divides both 20 and 30 limbs).
+    /// The default rolled 13-bit form: 5 rounds per iteration (divides both 20 and 30 limbs).
     pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5 };
+    /// The default wide form: 4 rounds per iteration (divides both 8 and 12 limbs).
+    pub const WIDE: MulForm = MulForm::Wide { rounds: 4 };
+
+    /// Bits per limb of this form's field elements.
+    pub fn limb_bits(self) -> u32 {
+        match self {
+            MulForm::Unrolled | MulForm::Rolled { .. } => LIMB_BITS,
+            MulForm::Wide { .. } => WIDE_LIMB_BITS,
+        }
+    }
+
+    /// Whether the shaders use 64-bit integers (the device needs `SHADER_INT64`).
+    pub fn needs_int64(self) -> bool {
+        matches!(self, MulForm::Wide { .. })
+    }
 }
 
 impl Default for MulForm {
-    /// [`MulForm::ROLLED`]: on lavapipe at 2^16 it runs the pipeline 10–15% faster than the
-    /// unrolled form and compiles several times faster; SwiftShader only takes this form.
+    /// [`MulForm::ROLLED`], which every WebGPU device runs: on lavapipe at 2^16 it runs the
+    /// pipeline 10–15% faster than the unrolled form and compiles several times faster;
+    /// SwiftShader only takes this 13-bit form. Contexts pick [`MulForm::WIDE`] instead when the
+    /// device has 64-bit integers.
     fn default() -> Self {
         MulForm::ROLLED
     }
@@ -41,79 +72,89 @@ impl Default for MulForm {
 
 /// Collects WGSL lines.
 #[derive(Default)]
-struct Code(String);
+pub(super) struct Code(pub(super) String);
 
 impl Code {
-    fn line(&mut self, indent: usize, text: impl AsRef<str>) {
+    pub(super) fn line(&mut self, indent: usize, text: impl AsRef<str>) {
         let _ = writeln!(self.0, "{:width$}{}", "", text.as_ref(), width = indent * 4);
     }
 }
 
 /// `Field(array<u32, N>(a, b, …))` from limb expressions.
-fn field_literal(limbs: impl IntoIterator<Item = String>, n: usize) -> String {
+pub(super) fn field_literal(limbs: impl IntoIterator<Item = String>, n: usize) -> String {
     let parts: Vec<String> = limbs.into_iter().collect();
     format!("Field(array<u32, {n}>({}))", parts.join(", "))
 }
 
-fn field_const(name: &str, doc: &str, value: &BigUint, n: usize) -> String {
-    let limbs = to_limbs(value, n).into_iter().map(|l| format!("{l}u"));
-    format!("// {doc}\nconst {name} = {};\n", field_literal(limbs, n))
+fn field_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery) -> String {
+    let limbs = f.limbs_of(value).into_iter().map(|l| format!("{l}u"));
+    format!("// {doc}\nconst {name} = {};\n", field_literal(limbs, f.limbs))
 }
 
-/// The generated "field" module: constants, types and straight-line arithmetic.
+/// The generated "field" module: constants, types and straight-line arithmetic, with limbs of
+/// the width `form` uses.
 pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
-    let f = &spec.field;
+    let f = spec.field_for(form);
     let n = f.limbs;
+    let bits = f.limb_bits;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "// Field arithmetic for the {}-bit base field of {}, generated by src/wgsl/field_gen.rs.\n\
          const LIMBS: u32 = {n}u;\n\
-         const LIMB_BITS: u32 = {LIMB_BITS}u;\n\
-         const LIMB_MASK: u32 = {LIMB_MASK}u;\n\
-         // −p⁻¹ mod 2^13\n\
+         // −p⁻¹ mod 2^{bits}\n\
          const MU: u32 = {}u;\n\
-         // An element in Montgomery form, R = 2^(13·LIMBS), one 13-bit limb per u32.\n\
+         // An element in Montgomery form, R = 2^({bits}·LIMBS), one {bits}-bit limb per u32.\n\
          struct Field {{ l: array<u32, {n}> }}\n\
-         // Storage layout: two limbs per u32 (even limb in the low half).\n\
+         // Storage layout: {}.\n\
          struct PackedField {{ w: array<u32, {}> }}\n\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
          struct Words {{ w: array<u32, {}> }}",
         f.modulus.bits(),
         spec.name,
         f.mu,
-        n / 2,
+        if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
+        f.storage_words(),
         spec.coord_words,
     );
-    out += &field_const("P", "the modulus p", &f.modulus, n);
-    out += &field_const("FIELD_ZERO", "0", &BigUint::default(), n);
-    out += &field_const("FIELD_ONE", "1 in Montgomery form: R mod p", &f.r_mod_p, n);
-    out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, n);
-    out += &curve_constants(spec);
-    for gen in [reduce_once, add, sub] {
-        out += &gen(spec);
+    out += &field_const("P", "the modulus p", &f.modulus, f);
+    out += &field_const("FIELD_ZERO", "0", &BigUint::default(), f);
+    out += &field_const("FIELD_ONE", "1 in Montgomery form: R mod p", &f.r_mod_p, f);
+    out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, f);
+    out += &curve_constants(spec, f);
+    if let MulForm::Wide { rounds } = form {
+        out += &field_wide::arithmetic(spec, f, rounds);
+    } else {
+        let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
+        for gen in [reduce_once, add, sub] {
+            out += &gen(spec);
+        }
+        let rounds = match form {
+            MulForm::Rolled { rounds } => rounds,
+            _ => spec.field.limbs,
+        };
+        out += &mul(spec, rounds);
+        for gen in [pack, unpack, from_words] {
+            out += &gen(spec);
+        }
     }
-    out += &mul(spec, form);
-    for gen in [pack, unpack, from_words, words_tests] {
-        out += &gen(spec);
-    }
+    out += &words_tests(spec);
     out
 }
 
 /// Curve coefficients in Montgomery form.
-fn curve_constants(spec: &CurveSpec) -> String {
-    let f = &spec.field;
+fn curve_constants(spec: &CurveSpec, f: &Montgomery) -> String {
     let mont = |v: &BigUint| (v * &f.r_mod_p) % &f.modulus;
     match &spec.model {
         CurveModel::ShortWeierstrassA0 { b } => {
             let b3 = (b * 3u32) % &f.modulus;
-            let mut out = field_const("B3", "3·b, Montgomery form", &mont(&b3), f.limbs);
+            let mut out = field_const("B3", "3·b, Montgomery form", &mont(&b3), f);
             out += &mul_by_small_const("mul_by_b3", &b3);
             out
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
-            field_const("D2", "2·d, Montgomery form", &mont(&d2), f.limbs)
+            field_const("D2", "2·d, Montgomery form", &mont(&d2), f)
         }
     }
 }
@@ -213,20 +254,19 @@ fn sub(spec: &CurveSpec) -> String {
 /// loop silently exits after one iteration): N/rounds per product batch, about 13 per point
 /// addition on bls12-377. Every kernel bounds the additions one thread makes (`plan.rs` caps
 /// the chunks a bucket can span), so no thread comes near the budget.
-fn mul(spec: &CurveSpec, form: MulForm) -> String {
+fn mul(spec: &CurveSpec, rounds: usize) -> String {
     let n = spec.field.limbs;
-    let rounds = match form {
-        MulForm::Unrolled => n,
-        MulForm::Rolled { rounds } => {
-            assert!(rounds > 0 && rounds < n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
-            rounds
-        }
-    };
+    assert!(rounds > 0 && rounds <= n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
     if rounds < n {
         return (1..=MAX_BATCH).map(|k| mul_products(n, rounds, k)).collect();
     }
-    // Unrolled: batches just call field_mul (drivers inline them; the WGSL stays small).
-    let mut out = mul_products(n, n, 1);
+    mul_products(n, n, 1) + &batches_of_field_mul()
+}
+
+/// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`: the batches of straight-line
+/// forms (drivers inline the calls; the WGSL stays small).
+pub(super) fn batches_of_field_mul() -> String {
+    let mut out = String::new();
     for k in 2..=MAX_BATCH {
         let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
         let calls: Vec<String> = (0..k).map(|i| format!("field_mul(a{i}, b{i})")).collect();
@@ -240,7 +280,7 @@ fn mul(spec: &CurveSpec, form: MulForm) -> String {
 }
 
 /// Largest number of independent products one `field_mul_xK` call computes.
-const MAX_BATCH: usize = 6;
+pub(super) const MAX_BATCH: usize = 6;
 
 /// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing

@@ -3,6 +3,7 @@
 
 pub mod compose;
 pub mod field_gen;
+pub mod field_wide;
 
 pub use compose::{compose, Stage};
 pub use field_gen::MulForm;

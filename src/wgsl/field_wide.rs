@@ -1,0 +1,207 @@
+//! Straight-line WGSL for one Montgomery field in 32-bit limbs with 64-bit products
+//! ([`MulForm::Wide`](super::MulForm::Wide)), for devices with wgpu's `SHADER_INT64`.
+//!
+//! The functions have the same names and meaning as the 13-bit ones of [`super::field_gen`], so
+//! the curve formulas and stages run unchanged on either. Carries travel in the high half of
+//! `u64` sums: a 32×32-bit product plus two 32-bit words never exceeds 2^64 − 1.
+
+use num_bigint::BigUint;
+
+use crate::curve::CurveSpec;
+use crate::limbs::Montgomery;
+
+use super::field_gen::{batches_of_field_mul, field_literal, Code, MAX_BATCH};
+
+/// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
+/// uploaded words, for the field `f` (32-bit limbs) of `spec`.
+pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize) -> String {
+    let p = f.limbs_of(&f.modulus);
+    let top = *p.last().expect("at least one limb");
+    // The "no-carry" Montgomery multiplication below needs the top limb of p below 2^31 − 1:
+    // then the running sum of each round fits N limbs (true of every pairing-friendly field).
+    assert!(top < 0x7fff_ffff, "{}: p's top limb too large for the no-carry multiplication", spec.name);
+    let n = f.limbs;
+    let mut out = String::new();
+    out += &reduce_once(&p);
+    out += &add(n);
+    out += &sub(&p);
+    if rounds >= n {
+        out += &mul_products(&p, n, 1);
+        out += &batches_of_field_mul();
+    } else {
+        assert!(n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
+        out += &(1..=MAX_BATCH).map(|k| mul_products(&p, rounds, k)).collect::<String>();
+    }
+    out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
+            fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
+    let limbs = (0..n).map(|j| if j < spec.coord_words { format!("w.w[{j}]") } else { "0u".into() });
+    out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
+    out
+}
+
+/// `a − p − borrow` of limb `j` as a wrapped u64: the borrow out is its top bit.
+fn minus_p(j: usize, a: &str, p: &[u32], x: char) -> String {
+    let borrow = if j == 0 { String::new() } else { format!(" - ({x}{} >> 63u)", j - 1) };
+    format!("let {x}{j} = u64({a}) - u64({}u){borrow};", p[j])
+}
+
+/// `field_reduce_once(r)`: r mod p for r < 2p.
+fn reduce_once(p: &[u32]) -> String {
+    let n = p.len();
+    let mut c = Code::default();
+    c.line(0, "// r mod p for r < 2p.");
+    c.line(0, "fn field_reduce_once(r: Field) -> Field {");
+    for j in 0..n {
+        c.line(1, minus_p(j, &format!("r.l[{j}]"), p, 'x'));
+    }
+    c.line(1, format!("if (u32(x{} >> 63u) == 1u) {{ return r; }}", n - 1));
+    c.line(1, format!("return {};", field_literal((0..n).map(|j| format!("u32(x{j})")), n)));
+    c.line(0, "}");
+    c.0
+}
+
+/// `field_add(a, b)` = a + b mod p (a + b < 2p < R: no carry out of the top limb).
+fn add(n: usize) -> String {
+    let mut c = Code::default();
+    c.line(0, "fn field_add(a: Field, b: Field) -> Field {");
+    for j in 0..n {
+        let carry = if j == 0 { String::new() } else { format!(" + (s{} >> 32u)", j - 1) };
+        c.line(1, format!("let s{j} = u64(a.l[{j}]) + u64(b.l[{j}]){carry};"));
+    }
+    c.line(1, format!("return field_reduce_once({});", field_literal((0..n).map(|j| format!("u32(s{j})")), n)));
+    c.line(0, "}");
+    c.0
+}
+
+/// `field_sub(a, b)` = a − b mod p.
+fn sub(p: &[u32]) -> String {
+    let n = p.len();
+    let mut c = Code::default();
+    c.line(0, "fn field_sub(a: Field, b: Field) -> Field {");
+    for j in 0..n {
+        let borrow = if j == 0 { String::new() } else { format!(" - (d{} >> 63u)", j - 1) };
+        c.line(1, format!("let d{j} = u64(a.l[{j}]) - u64(b.l[{j}]){borrow};"));
+    }
+    c.line(1, format!("if (u32(d{} >> 63u) == 0u) {{", n - 1));
+    c.line(2, format!("return {};", field_literal((0..n).map(|j| format!("u32(d{j})")), n)));
+    c.line(1, "}");
+    c.line(1, "// Borrowed: add p back.");
+    for (j, p_j) in p.iter().enumerate() {
+        let carry = if j == 0 { String::new() } else { format!(" + (s{} >> 32u)", j - 1) };
+        c.line(1, format!("let s{j} = u64(u32(d{j})) + u64({p_j}u){carry};"));
+    }
+    c.line(1, format!("return {};", field_literal((0..n).map(|j| format!("u32(s{j})")), n)));
+    c.line(0, "}");
+    c.0
+}
+
+/// `u64(m) · p_j` as WGSL, skipping the product for the limbs 0 and 1 that moduli often have.
+fn m_times(p_j: u32) -> Option<String> {
+    match p_j {
+        0 => None,
+        1 => Some("u64(m)".into()),
+        _ => Some(format!("u64(m) * u64({p_j}u)")),
+    }
+}
+
+/// `field_mul` (k = 1) or `field_mul_xK`: coarsely integrated operand scanning (CIOS) without
+/// the extra top words ("no-carry", valid when p's top limb is below 2^31 − 1). Round i adds
+/// a_i·b and m·p (m = t₀·MU, so the lowest word cancels) and shifts one word down; the result is
+/// below 2p and reduced once. `rounds` rounds per loop iteration, shifting the limb variables
+/// of a as the 13-bit rolled form does; `rounds == n` is straight-line code.
+fn mul_products(p: &[u32], rounds: usize, k: usize) -> String {
+    let n = p.len();
+    let mut c = Code::default();
+    let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
+    if k == 1 {
+        c.line(0, format!("fn field_mul({}) -> Field {{", params.join(", ")));
+    } else {
+        c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
+        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", ")));
+    }
+    for i in 0..k {
+        for j in 0..n {
+            c.line(1, format!("var a{i}_{j}: u32 = a{i}.l[{j}];"));
+            c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
+        }
+    }
+    let looped = rounds < n;
+    let body = if looped { 2 } else { 1 };
+    if looped {
+        // Break at the bottom: llvmpipe counts every back-edge against a per-invocation budget.
+        c.line(1, "var k = 0u;");
+        c.line(1, "loop {");
+    }
+    for r in 0..rounds {
+        for i in 0..k {
+            let ai = format!("u64(a{i}_{r})");
+            c.line(body, "{");
+            let d = body + 1;
+            c.line(d, format!("var x = u64(t{i}_0) + {ai} * u64(b{i}.l[0]);"));
+            c.line(d, "var hi = x >> 32u;");
+            c.line(d, "let m = u32(x) * MU;");
+            let low = m_times(p[0]).map_or("u64(u32(x))".to_string(), |mp| format!("u64(u32(x)) + {mp}"));
+            c.line(d, format!("var y = {low};"));
+            for (j, &p_j) in p.iter().enumerate().skip(1) {
+                c.line(d, format!("x = u64(t{i}_{j}) + {ai} * u64(b{i}.l[{j}]) + hi;"));
+                c.line(d, "hi = x >> 32u;");
+                let mp = m_times(p_j).map_or(String::new(), |mp| format!(" + {mp}"));
+                c.line(d, format!("y = u64(u32(x)){mp} + (y >> 32u);"));
+                c.line(d, format!("t{i}_{} = u32(y);", j - 1));
+            }
+            c.line(d, format!("t{i}_{} = u32((y >> 32u) + hi);", n - 1));
+            c.line(body, "}");
+        }
+    }
+    if looped {
+        c.line(2, format!("// Next {rounds} limbs of each a."));
+        for i in 0..k {
+            for j in 0..n - rounds {
+                c.line(2, format!("a{i}_{j} = a{i}_{};", j + rounds));
+            }
+        }
+        c.line(2, format!("k = k + {rounds}u;"));
+        c.line(2, "if (k >= LIMBS) { break; }");
+        c.line(1, "}");
+    }
+    let results: Vec<String> = (0..k)
+        .map(|i| format!("field_reduce_once({})", field_literal((0..n).map(|j| format!("t{i}_{j}")), n)))
+        .collect();
+    if k == 1 {
+        c.line(1, format!("return {};", results[0]));
+    } else {
+        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", ")));
+    }
+    c.line(0, "}");
+    c.0
+}
+
+/// The product the generated multiplication computes, step for step on the CPU with every
+/// 64-bit operation checked for overflow: the proof that its words fit. Inputs and output are
+/// 32-bit Montgomery limbs below p.
+pub fn mont_mul_wide(a: &[u32], b: &[u32], f: &Montgomery) -> Vec<u32> {
+    let p = f.limbs_of(&f.modulus);
+    let n = p.len();
+    let add = |x: u64, y: u64| x.checked_add(y).expect("64-bit overflow");
+    let mul = |x: u32, y: u32| x as u64 * y as u64;
+    let mut t = vec![0u32; n];
+    for &ai in a.iter().take(n) {
+        let mut x = add(t[0] as u64, mul(ai, b[0]));
+        let mut hi = x >> 32;
+        let m = (x as u32).wrapping_mul(f.mu);
+        let mut y = add(x as u32 as u64, mul(m, p[0]));
+        for j in 1..n {
+            x = add(add(t[j] as u64, mul(ai, b[j])), hi);
+            hi = x >> 32;
+            y = add(add(x as u32 as u64, mul(m, p[j])), y >> 32);
+            t[j - 1] = y as u32;
+        }
+        let top = add(y >> 32, hi);
+        assert!(top <= u32::MAX as u64, "top word overflow");
+        t[n - 1] = top as u32;
+    }
+    let value = crate::limbs::join_limbs(&t, 32);
+    assert!(value < BigUint::from(2u32) * &f.modulus, "result below 2p");
+    let reduced = if value >= f.modulus { value - &f.modulus } else { value };
+    f.limbs_of(&reduced)
+}
