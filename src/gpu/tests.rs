@@ -122,11 +122,12 @@ where
     let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|f| m.to_storage(&to_big(f))).collect();
     let words = m.storage_words();
     let out =
-        run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 4 * words), pairs.len() as u32);
+        run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 5 * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
-        let expected = [*a * b, *a + b, *a - b, -*a];
+        // field_inv(0) = 0, as arkworks' inverse().unwrap_or(0).
+        let expected = [*a * b, *a + b, *a - b, -*a, a.inverse().unwrap_or_default()];
         for (k, e) in expected.iter().enumerate() {
-            let got = m.from_storage(&out[(4 * i + k) * words..(4 * i + k + 1) * words]);
+            let got = m.from_storage(&out[(5 * i + k) * words..(5 * i + k + 1) * words]);
             assert_eq!(got, to_big(e), "{} case {i} op {k}", spec.name);
         }
     }

@@ -139,6 +139,8 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         }
     }
     out += &words_tests(spec);
+    // Batch-affine accumulation shares one inversion among many additions.
+    out += &super::inversion::inversion(f);
     out
 }
 

@@ -4,6 +4,7 @@
 pub mod compose;
 pub mod field_gen;
 pub mod field_wide;
+pub mod inversion;
 
 pub use compose::{compose, Stage};
 pub use field_gen::MulForm;
