@@ -25,6 +25,8 @@ struct Params {
     chunk_len: u32,
     // Accumulation threads per window C = ceil(n / S).
     chunks_per_window: u32,
+    // Batch-affine accumulation: chunks per step thread, which share one field inversion.
+    affine_batch: u32,
 }
 
 // Linear index of this thread in a dispatch that may be folded into two dimensions

@@ -19,6 +19,13 @@ pub const MIN_CHUNK_LEN: u32 = 16;
 /// loop back-edges each stay within llvmpipe's 65535 per invocation, and bound that serial chain
 /// on every GPU.
 pub const MAX_CHUNKS_PER_WINDOW: u32 = 4096;
+/// Batch-affine accumulation: step threads aimed for (each shares one inversion among its
+/// chunks, so fewer threads amortize it better; enough must remain to fill the device).
+pub const AFFINE_TARGET_THREADS: u32 = 256;
+/// Fewest chunks sharing one inversion.
+pub const MIN_AFFINE_BATCH: u32 = 32;
+/// Most chunks sharing one inversion (beyond it the inversion is a small share anyway).
+pub const MAX_AFFINE_BATCH: u32 = 256;
 /// Chunks are about this many average buckets long: longer chunks mean fewer bucket pieces to
 /// combine afterwards, shorter ones more threads.
 pub const BUCKETS_PER_CHUNK: u32 = 2;
@@ -44,6 +51,9 @@ pub struct Plan {
     pub chunk_len: u32,
     /// Accumulation threads per window C = ceil(n / S).
     pub chunks_per_window: u32,
+    /// Batch-affine accumulation (short Weierstrass curves): chunks per step thread, whose
+    /// additions share one field inversion.
+    pub affine_batch: u32,
 }
 
 impl Plan {
@@ -64,7 +74,21 @@ impl Plan {
             segment_len: num_buckets / segments,
             chunk_len,
             chunks_per_window: n.div_ceil(chunk_len),
+            affine_batch: 0,
         }
+        .with_affine_batch()
+    }
+
+    /// Sets [`Plan::affine_batch`]: as many chunks per thread as keeps at least
+    /// [`AFFINE_TARGET_THREADS`] step threads, within [`MIN_AFFINE_BATCH`]..=[`MAX_AFFINE_BATCH`].
+    fn with_affine_batch(mut self) -> Self {
+        self.affine_batch = (self.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH);
+        self
+    }
+
+    /// Threads of one batch-affine step.
+    pub fn affine_step_threads(&self) -> u32 {
+        self.total_chunks().div_ceil(self.affine_batch)
     }
 
     /// The plan whose window minimizes the point additions counted by [`Plan::additions`].

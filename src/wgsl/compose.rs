@@ -15,8 +15,11 @@ pub enum Stage {
     ConvertAndDecompose,
     /// Stage 2: CSR transposition (prefix scan of bucket counts, then scatter of point indices).
     Transpose,
-    /// Stage 3: sparse matrix–vector product, i.e. bucket accumulation.
+    /// Stage 3: sparse matrix–vector product, i.e. bucket accumulation (projective; twisted
+    /// Edwards curves).
     Smvp,
+    /// Stage 3 on short Weierstrass curves: batch-affine bucket accumulation.
+    AccumulateAffine,
     /// Stage 4: parallel running-sum bucket reduction.
     BucketReduce,
     /// Kernels that expose single field and curve operations to tests.
@@ -27,14 +30,26 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order (test kernels last).
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::ConvertAndDecompose,
         Stage::Transpose,
         Stage::Smvp,
+        Stage::AccumulateAffine,
         Stage::BucketReduce,
         Stage::TestOps,
         Stage::Benchmarks,
     ];
+
+    /// Whether curves of `model` use this stage: bucket accumulation is batch-affine on short
+    /// Weierstrass curves and projective (`Smvp`) on twisted Edwards curves, whose mixed
+    /// addition (7 multiplications) is already cheaper than an affine one.
+    pub fn used_by(self, model: &CurveModel) -> bool {
+        match self {
+            Stage::Smvp => matches!(model, CurveModel::TwistedEdwardsAMinus1 { .. }),
+            Stage::AccumulateAffine => matches!(model, CurveModel::ShortWeierstrassA0 { .. }),
+            _ => true,
+        }
+    }
 
     /// The template file name under `shaders/`.
     pub fn file(self) -> &'static str {
@@ -42,6 +57,7 @@ impl Stage {
             Stage::ConvertAndDecompose => "convert_and_decompose.wgsl",
             Stage::Transpose => "transpose.wgsl",
             Stage::Smvp => "smvp.wgsl",
+            Stage::AccumulateAffine => "accumulate_affine.wgsl",
             Stage::BucketReduce => "bucket_reduce.wgsl",
             Stage::TestOps => "test_ops.wgsl",
             Stage::Benchmarks => "benchmarks.wgsl",
@@ -53,6 +69,7 @@ impl Stage {
             Stage::ConvertAndDecompose => include_str!("../../shaders/convert_and_decompose.wgsl"),
             Stage::Transpose => include_str!("../../shaders/transpose.wgsl"),
             Stage::Smvp => include_str!("../../shaders/smvp.wgsl"),
+            Stage::AccumulateAffine => include_str!("../../shaders/accumulate_affine.wgsl"),
             Stage::BucketReduce => include_str!("../../shaders/bucket_reduce.wgsl"),
             Stage::TestOps => include_str!("../../shaders/test_ops.wgsl"),
             Stage::Benchmarks => include_str!("../../shaders/benchmarks.wgsl"),
@@ -63,6 +80,7 @@ impl Stage {
 fn module(name: &str, spec: &CurveSpec, form: MulForm) -> Option<String> {
     Some(match name {
         "common" => include_str!("../../shaders/common.wgsl").to_string(),
+        "chunks" => include_str!("../../shaders/chunks.wgsl").to_string(),
         "field" => field_gen::field_module(spec, form) + include_str!("../../shaders/field.wgsl"),
         "curve" => match spec.model {
             CurveModel::ShortWeierstrassA0 { .. } => include_str!("../../shaders/curve_sw.wgsl"),

@@ -139,6 +139,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         }
     }
     out += &words_tests(spec);
+    out += &field_eq(n);
     // Batch-affine accumulation shares one inversion among many additions.
     out += &super::inversion::inversion(f);
     out
@@ -390,6 +391,13 @@ fn from_words(spec: &CurveSpec) -> String {
         format!("{e} & LIMB_MASK")
     });
     format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
+}
+
+/// `field_eq(a, b)`: equality of two elements (both forms keep every element below p, so equal
+/// values have equal limbs).
+fn field_eq(n: usize) -> String {
+    let diffs: Vec<String> = (0..n).map(|j| format!("(a.l[{j}] ^ b.l[{j}])")).collect();
+    format!("fn field_eq(a: Field, b: Field) -> bool {{\n    return ({}) == 0u;\n}}\n", diffs.join(" | "))
 }
 
 /// `words_is_zero(w)` and `words_is_one(w)`: identity tests on uploaded coordinates.

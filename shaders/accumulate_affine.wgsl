@@ -1,0 +1,192 @@
+// Stage 3 for short Weierstrass curves: batch-affine bucket accumulation over the same
+// load-balanced chunks as smvp.wgsl (see chunks.wgsl).
+//
+// Every chunk keeps an affine running sum of its current bucket piece in chunk_states[]. One
+// step adds the next entry of every chunk to its sum. An affine addition needs 1/(x₂ − x₁);
+// each step thread owns params.affine_batch consecutive chunks and shares ONE field inversion
+// among their additions with Montgomery's trick (forward: running products of the
+// denominators; one inversion; backward: each inverse from the running products), so an
+// addition costs 6 multiplications plus its share of the inversion, instead of the 11 of a
+// projective mixed addition.
+//   start_affine_chunks: one thread per chunk loads its first entry;
+//   step_affine_chunks: dispatched chunk_len − 1 times; per chunk and step: a bucket that ends
+//     is flushed (as smvp.wgsl does) and the sum restarts at the next point; otherwise the point
+//     is added (doubling when it equals the sum; the identity when it is its negative);
+//   finish_affine_chunks: one thread per chunk flushes its last piece;
+//   combine_chunk_carries (chunks.wgsl) as for the projective kernels.
+#import common
+#import field
+#import curve
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> bucket_starts: array<u32>;
+// After stage 2 the cursors hold each bucket's end offset.
+@group(0) @binding(2) var<storage, read> bucket_ends: array<u32>;
+@group(0) @binding(3) var<storage, read> entries: array<u32>;
+@group(0) @binding(4) var<storage, read> points: array<StoredPacked>;
+// buckets[w·h + b − 1]: the sum of bucket b of window w.
+@group(0) @binding(5) var<storage, read_write> buckets: array<PointPacked>;
+// carries[w·C + k]: chunk k's piece of the bucket that was already open when the chunk began.
+@group(0) @binding(6) var<storage, read_write> carries: array<PointPacked>;
+@group(0) @binding(7) var<storage, read_write> chunk_states: array<ChunkState>;
+
+#import chunks
+
+// A chunk between steps.
+struct ChunkState {
+    // Affine running sum of the current bucket piece (meaningless when SUM_IS_IDENTITY).
+    sum: StoredPacked,
+    // Product of the denominators of the step thread's earlier chunks (Montgomery's trick).
+    prefix: PackedField,
+    // Next CSR entry to add; the chunk is done when it reaches `end`.
+    next: u32,
+    end: u32,
+    // Global index of the bucket the running sum belongs to.
+    bucket: u32,
+    flags: u32,
+}
+
+// ChunkState.flags: the running sum is the identity (after P + (−P)).
+const SUM_IS_IDENTITY: u32 = 1u;
+
+// What a step does to one chunk.
+const STEP_NONE: u32 = 0u;      // the chunk is done
+const STEP_RESTART: u32 = 1u;   // the entry starts a new bucket (flush, then sum = point)
+const STEP_SET: u32 = 2u;       // the sum is the identity: sum = point
+const STEP_CANCEL: u32 = 3u;    // point = −sum: sum = identity
+const STEP_ADD: u32 = 4u;       // distinct x: affine addition
+const STEP_DOUBLE: u32 = 5u;    // point = sum (y ≠ 0): affine doubling
+
+struct Step {
+    kind: u32,
+    point: Stored,
+    // x₂ − x₁ (ADD) or 2y (DOUBLE); one for the other kinds.
+    denominator: Field,
+}
+
+fn classify(state: ChunkState) -> Step {
+    if (state.next >= state.end) {
+        return Step(STEP_NONE, Stored(FIELD_ZERO, FIELD_ZERO), FIELD_ONE);
+    }
+    let point = load_entry(state.next);
+    if (state.next == bucket_ends[state.bucket]) {
+        return Step(STEP_RESTART, point, FIELD_ONE);
+    }
+    if ((state.flags & SUM_IS_IDENTITY) != 0u) {
+        return Step(STEP_SET, point, FIELD_ONE);
+    }
+    let sum = stored_unpack(state.sum);
+    if (!field_eq(sum.x, point.x)) {
+        return Step(STEP_ADD, point, field_sub(point.x, sum.x));
+    }
+    if (field_eq(sum.y, point.y) && !field_eq(sum.y, FIELD_ZERO)) {
+        return Step(STEP_DOUBLE, point, field_double(sum.y));
+    }
+    return Step(STEP_CANCEL, point, FIELD_ONE);
+}
+
+fn has_denominator(kind: u32) -> bool {
+    return kind == STEP_ADD || kind == STEP_DOUBLE;
+}
+
+fn chunk_count() -> u32 {
+    return params.num_windows * params.chunks_per_window;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn start_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = thread_index(gid, nwg);
+    if (c >= chunk_count()) {
+        return;
+    }
+    let range = chunk_range(c);
+    var state: ChunkState;
+    state.next = range.x;
+    state.end = range.y;
+    state.flags = 0u;
+    if (range.x < range.y) {
+        state.bucket = bucket_containing(c / params.chunks_per_window, range.x);
+        state.sum = stored_pack(load_entry(range.x));
+        state.next = range.x + 1u;
+    }
+    chunk_states[c] = state;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn step_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = thread_index(gid, nwg) * params.affine_batch;
+    let count = chunk_count();
+    if (first >= count) {
+        return;
+    }
+    let last = min(first + params.affine_batch, count);
+
+    // Forward: running products of the denominators.
+    var product = FIELD_ONE;
+    var additions = 0u;
+    for (var c = first; c < last; c = c + 1u) {
+        let step = classify(chunk_states[c]);
+        if (has_denominator(step.kind)) {
+            chunk_states[c].prefix = field_pack(product);
+            product = field_mul(product, step.denominator);
+            additions = additions + 1u;
+        }
+    }
+    // Only restarts, sets and cancellations (or nothing) this step: no inversion needed.
+    var inverse = FIELD_ONE;
+    if (additions != 0u) {
+        inverse = field_inv(product);
+    }
+
+    // Backward: each denominator's inverse, then the step itself.
+    for (var i = last; i > first; i = i - 1u) {
+        let c = i - 1u;
+        var state = chunk_states[c];
+        let step = classify(state);
+        if (step.kind == STEP_NONE) {
+            continue;
+        }
+        let sum = stored_unpack(state.sum);
+        if (step.kind == STEP_RESTART) {
+            let chunk_start = chunk_range(c).x;
+            var piece = point_identity();
+            if ((state.flags & SUM_IS_IDENTITY) == 0u) {
+                piece = point_from_affine(sum);
+            }
+            flush(state.bucket, piece, c, chunk_start);
+            state.bucket = next_bucket(state.bucket, state.next);
+            state.sum = stored_pack(step.point);
+            state.flags = 0u;
+        } else if (step.kind == STEP_SET) {
+            state.sum = stored_pack(step.point);
+            state.flags = 0u;
+        } else if (step.kind == STEP_CANCEL) {
+            state.flags = SUM_IS_IDENTITY;
+        } else {
+            // 1/denominator = inverse · prefix; then drop this denominator from the inverse.
+            let m = field_mul_x2(inverse, field_unpack(state.prefix), inverse, step.denominator);
+            inverse = m.r[1];
+            state.sum = stored_pack(affine_add(sum, step.point, m.r[0], step.kind == STEP_DOUBLE));
+        }
+        state.next = state.next + 1u;
+        chunk_states[c] = state;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn finish_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = thread_index(gid, nwg);
+    if (c >= chunk_count()) {
+        return;
+    }
+    let range = chunk_range(c);
+    if (range.x >= range.y) {
+        return;
+    }
+    let state = chunk_states[c];
+    var piece = point_identity();
+    if ((state.flags & SUM_IS_IDENTITY) == 0u) {
+        piece = point_from_affine(stored_unpack(state.sum));
+    }
+    flush(state.bucket, piece, c, range.x);
+}

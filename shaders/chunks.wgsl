@@ -1,0 +1,88 @@
+// Bucket-accumulation chunks, shared by the projective (smvp.wgsl) and batch-affine
+// (accumulate_affine.wgsl) kernels. Window w's CSR entries lie at [w·n, w·n + E_w), grouped by
+// bucket, and are cut into chunks of S = params.chunk_len entries; chunk c = w·C + k holds
+// entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)). The importing template declares params,
+// bucket_starts, bucket_ends, entries, points, buckets and carries.
+//   combine_chunk_carries: once every chunk has flushed its pieces, one thread per bucket adds
+//     the carries of the later chunks the bucket spans to its first piece, and writes the
+//     identity to empty buckets.
+
+// The bucket of window w (global index w·h + b) whose entries contain CSR offset `entry`: the
+// last bucket starting at or before it. Empty buckets start where the next one starts, so the
+// last one found is never empty.
+fn bucket_containing(w: u32, entry: u32) -> u32 {
+    var lo = w * params.num_buckets;
+    var hi = lo + params.num_buckets - 1u;
+    while (lo < hi) {
+        let mid = hi - (hi - lo) / 2u;
+        if (bucket_starts[mid] <= entry) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
+        }
+    }
+    return lo;
+}
+
+// The next non-empty bucket after bucket j, whose entries start at `entry`.
+fn next_bucket(j: u32, entry: u32) -> u32 {
+    var next = j + 1u;
+    while (bucket_ends[next] == entry) {
+        next = next + 1u;
+    }
+    return next;
+}
+
+// Chunk c's entries [start, end); start ≥ end when the chunk lies past its window's last entry.
+fn chunk_range(c: u32) -> vec2<u32> {
+    let w = c / params.chunks_per_window;
+    let start = w * params.n + (c % params.chunks_per_window) * params.chunk_len;
+    let window_end = bucket_ends[(w + 1u) * params.num_buckets - 1u];
+    return vec2<u32>(start, min(start + params.chunk_len, window_end));
+}
+
+// Stores chunk `chunk`'s sum `acc` of bucket j's points, given the chunk's first entry: the piece
+// of a bucket that began in an earlier chunk goes to the chunk's carry slot.
+fn flush(j: u32, acc: Point, chunk: u32, chunk_start: u32) {
+    if (bucket_starts[j] < chunk_start) {
+        carries[chunk] = point_pack(acc);
+    } else {
+        buckets[j] = point_pack(acc);
+    }
+}
+
+// The stored point of CSR entry e, negated when its digit was negative.
+fn load_entry(e: u32) -> Stored {
+    let entry = entries[e];
+    let q = stored_unpack(points[entry & ENTRY_INDEX_MASK]);
+    if ((entry & DIGIT_NEGATIVE) != 0u) {
+        return stored_negate(q);
+    }
+    return q;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn combine_chunk_carries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let j = thread_index(gid, nwg);
+    if (j >= params.num_windows * params.num_buckets) {
+        return;
+    }
+    let start = bucket_starts[j];
+    let end = bucket_ends[j];
+    if (start == end) {
+        buckets[j] = point_pack(point_identity());
+        return;
+    }
+    let w = j / params.num_buckets;
+    let first_chunk = (start - w * params.n) / params.chunk_len;
+    let last_chunk = (end - 1u - w * params.n) / params.chunk_len;
+    if (first_chunk == last_chunk) {
+        return;
+    }
+    var acc = point_unpack(buckets[j]);
+    let base = w * params.chunks_per_window;
+    for (var k = first_chunk + 1u; k <= last_chunk; k = k + 1u) {
+        acc = point_add(acc, point_unpack(carries[base + k]));
+    }
+    buckets[j] = point_pack(acc);
+}
