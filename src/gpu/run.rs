@@ -2,11 +2,12 @@
 
 use crate::clock::now_seconds;
 use crate::plan::Plan;
+use crate::step::Buffer;
 use crate::MsmError;
 
 use super::device::Gpu;
 use super::pipelines::CurvePipelines;
-use super::workspace::{Buffer, Workspace};
+use super::workspace::Workspace;
 
 /// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
 const WORKGROUP_SIZE: u32 = 64;

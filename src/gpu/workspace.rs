@@ -2,58 +2,12 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
+use crate::step::Buffer;
 use crate::wgsl::MulForm;
 
 use super::pipelines::CurvePipelines;
 
-/// The buffers of the pipeline, in the order of [`BufferSizes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Buffer {
-    /// Uniform `Params` (the [`Plan`]).
-    Params,
-    /// Uploaded canonical point words.
-    RawPoints,
-    /// Uploaded scalar words.
-    RawScalars,
-    /// Points in Montgomery (stored) form, packed.
-    Points,
-    /// Per point: 1 if it is the identity, else 0.
-    Identity,
-    /// Signed digits, window-major.
-    Digits,
-    /// Bucket counts, then scatter cursors, then bucket end offsets.
-    BucketCounts,
-    /// Bucket start offsets.
-    BucketStarts,
-    /// CSR entries: point indices grouped by bucket.
-    Entries,
-    /// Bucket sums.
-    Buckets,
-    /// Per-segment reduction results, read back by the host.
-    Partials,
-    /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
-    Carries,
-}
-
-impl Buffer {
-    /// Every buffer.
-    pub const ALL: [Buffer; 12] = [
-        Buffer::Params,
-        Buffer::RawPoints,
-        Buffer::RawScalars,
-        Buffer::Points,
-        Buffer::Identity,
-        Buffer::Digits,
-        Buffer::BucketCounts,
-        Buffer::BucketStarts,
-        Buffer::Entries,
-        Buffer::Buckets,
-        Buffer::Partials,
-        Buffer::Carries,
-    ];
-}
-
-/// Byte sizes of every buffer for a plan.
+/// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferSizes([u64; 12]);
 
@@ -147,7 +101,7 @@ impl Workspace {
         let buffers: Vec<wgpu::Buffer> = Buffer::ALL
             .iter()
             .map(|&b| {
-                let usage = if b == Buffer::Params {
+                let usage = if b.is_uniform() {
                     wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
                 } else {
                     wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
