@@ -11,6 +11,7 @@ use crate::curve::{point_words, scalar_words, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
 use crate::plan::Plan;
+use crate::step::Step;
 use crate::wgsl::Stage;
 use crate::{MsmContext, MsmError};
 use num_bigint::BigUint;
@@ -25,7 +26,7 @@ const BENCH_RUNS: usize = 3;
 /// One timed step of a profiled run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepProfile {
-    /// [`crate::step::Step::name`], or "upload" / "readback".
+    /// [`Step::name`], or "upload" / "readback".
     pub name: &'static str,
     /// Wall time from the previous step's end to this one's, GPU work included.
     pub seconds: f64,
@@ -148,14 +149,14 @@ impl MsmContext {
         let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
         let (_, counts) = decompose(&raw_scalars, &skip, &plan);
         let muls = step_field_muls(spec, &plan, &counts);
-        let muls_of = |name: &str| muls.iter().find(|(step, _)| *step == name).map_or(0, |(_, m)| *m);
+        let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
         let timings = timings.expect("profiled runs are timed");
         let untimed = |name, seconds| StepProfile { name, seconds, field_muls: 0 };
         let steps = std::iter::once(untimed("upload", timings.upload))
             .chain(timings.steps.into_iter().map(|(step, seconds)| StepProfile {
                 name: step.name(),
                 seconds,
-                field_muls: muls_of(step.name()),
+                field_muls: muls_of(step),
             }))
             .chain([untimed("readback", timings.readback)])
             .collect();
