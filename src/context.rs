@@ -11,7 +11,7 @@ use crate::combine::{combine_windows, decode_points};
 use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
-use crate::gpu::run::{run_stages, PointSource};
+use crate::gpu::run::{run_stages, PointSource, Timings};
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
 use crate::plan::Plan;
 use crate::wgsl::MulForm;
@@ -160,14 +160,14 @@ impl MsmContext {
     }
 
     /// Runs the GPU stages for `plan` and decodes the partial sums; with `profile`, also the
-    /// seconds of every step (see [`run_stages`]).
+    /// timings of every part (see [`run_stages`]).
     pub(crate) async fn run<G: GpuCurve>(
         &self,
         plan: &Plan,
         points: PointSource<'_>,
         raw_scalars: &[u32],
         profile: bool,
-    ) -> Result<(Vec<G::Group>, Vec<(&'static str, f64)>), MsmError> {
+    ) -> Result<(Vec<G::Group>, Option<Timings>), MsmError> {
         let spec = G::spec();
         let runner = self.runner::<G>().await?;
         let sizes = BufferSizes::for_plan(spec, self.mul_form, plan);
@@ -185,7 +185,7 @@ impl MsmContext {
         let output =
             run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile)
                 .await?;
-        Ok((decode_points::<G>(&output.partials, self.mul_form)?, output.stage_seconds))
+        Ok((decode_points::<G>(&output.partials, self.mul_form)?, output.timings))
     }
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.

@@ -4,22 +4,21 @@
 
 use crate::curve::CurveSpec;
 use crate::plan::Plan;
+use crate::step::Step;
 
-/// Field multiplications of each pipeline step, in the order the steps run (the names of
-/// `CurvePipelines::in_order`). `counts[w·h + b − 1]` is the size of bucket b of window w
-/// (`cpu_model::decompose` computes them).
-pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> [(&'static str, u64); 7] {
+/// Field multiplications of every step, in the order of [`Step::ALL`]. `counts[w·h + b − 1]` is
+/// the size of bucket b of window w (`cpu_model::decompose` computes them).
+pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(Step, u64)> {
     let muls = spec.op_muls();
     let entries: u64 = counts.iter().map(|&c| c as u64).sum();
-    [
-        ("convert_points", plan.n as u64 * muls.convert),
-        ("decompose_scalars", 0),
-        ("scan_bucket_counts", 0),
-        ("scatter_entries", 0),
-        ("accumulate_chunks", entries * muls.add_stored),
-        ("combine_chunk_carries", chunk_carries(plan, counts) * muls.add),
-        ("bucket_reduce", reduction_additions(plan) * muls.add),
-    ]
+    let of = |step| match step {
+        Step::ConvertPoints => plan.n as u64 * muls.convert,
+        Step::DecomposeScalars | Step::ScanBucketCounts | Step::ScatterEntries => 0,
+        Step::AccumulateChunks => entries * muls.add_stored,
+        Step::CombineChunkCarries => chunk_carries(plan, counts) * muls.add,
+        Step::BucketReduce => reduction_additions(plan) * muls.add,
+    };
+    Step::ALL.into_iter().map(|step| (step, of(step))).collect()
 }
 
 /// Carries that `combine_chunk_carries` adds: for each bucket, the chunks after its first that

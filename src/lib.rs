@@ -39,6 +39,7 @@ pub mod limbs;
 pub mod plan;
 mod prepared;
 pub mod profile;
+pub mod step;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod testing;

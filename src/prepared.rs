@@ -7,8 +7,10 @@ use ark_ff::Zero;
 
 use crate::combine::combine_windows;
 use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
-use crate::gpu::run::{dispatch_size, submit_pass, PointSource, PreparedPiece};
+use crate::gpu::run::{submit_pass, PointSource, PreparedPiece};
+use crate::gpu::workspace::bind_group;
 use crate::plan::Plan;
+use crate::step::{Buffer, Step};
 use crate::{MsmContext, MsmError};
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
@@ -67,11 +69,8 @@ impl MsmContext {
                             usage,
                         })
                     };
-                    let params = init(
-                        "prepare params",
-                        bytemuck::bytes_of(&Plan::choose(count as u32, spec.scalar_bits)),
-                        wgpu::BufferUsages::UNIFORM,
-                    );
+                    let plan = Plan::choose(count as u32, spec.scalar_bits);
+                    let params = init("prepare params", bytemuck::bytes_of(&plan), wgpu::BufferUsages::UNIFORM);
                     let raw_points = init("prepare raw points", bytemuck::cast_slice(chunk), storage);
                     let empty = |label, bytes: u64| {
                         device.create_buffer(&wgpu::BufferDescriptor {
@@ -87,21 +86,13 @@ impl MsmContext {
                         points: empty("prepared points", stored_bytes),
                         identity: empty("prepared identity flags", count as u64 * 4),
                     };
-                    let pipeline = &runner.pipelines.convert_points;
-                    let resources = [(0, &params), (1, &raw_points), (3, &piece.points), (6, &piece.identity)];
-                    let entries: Vec<wgpu::BindGroupEntry> = resources
-                        .iter()
-                        .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                            binding: *binding,
-                            resource: buffer.as_entire_binding(),
-                        })
-                        .collect();
-                    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("prepare"),
-                        layout: &pipeline.get_bind_group_layout(0),
-                        entries: &entries,
+                    let step = Step::ConvertPoints;
+                    let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
+                        Buffer::Params => &params,
+                        Buffer::RawPoints => &raw_points,
+                        other => piece.buffer(other).expect("convert_points writes only what the bases hold"),
                     });
-                    submit_pass(gpu, pipeline, &bind_group, dispatch_size(count as u32));
+                    submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&plan));
                     piece
                 })
                 .await?;

@@ -11,6 +11,7 @@ use crate::curve::{point_words, scalar_words, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
 use crate::plan::Plan;
+use crate::step::Step;
 use crate::wgsl::Stage;
 use crate::{MsmContext, MsmError};
 use num_bigint::BigUint;
@@ -25,7 +26,7 @@ const BENCH_RUNS: usize = 3;
 /// One timed step of a profiled run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepProfile {
-    /// Pipeline entry point, or "upload" / "readback".
+    /// [`Step::name`], or "upload" / "readback".
     pub name: &'static str,
     /// Wall time from the previous step's end to this one's, GPU work included.
     pub seconds: f64,
@@ -140,7 +141,7 @@ impl MsmContext {
         let spec = G::spec();
         let plan = Plan::choose(n as u32, spec.scalar_bits);
         let (raw_points, raw_scalars) = (point_words(points), scalar_words(scalars));
-        let (partials, seconds) = self.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, true).await?;
+        let (partials, timings) = self.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, true).await?;
         let started = now_seconds();
         let result = combine_windows(&partials, &plan);
         let host_seconds = now_seconds() - started;
@@ -148,10 +149,16 @@ impl MsmContext {
         let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
         let (_, counts) = decompose(&raw_scalars, &skip, &plan);
         let muls = step_field_muls(spec, &plan, &counts);
-        let muls_of = |name: &str| muls.iter().find(|(step, _)| *step == name).map_or(0, |(_, m)| *m);
-        let steps = seconds
-            .into_iter()
-            .map(|(name, seconds)| StepProfile { name, seconds, field_muls: muls_of(name) })
+        let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
+        let timings = timings.expect("profiled runs are timed");
+        let untimed = |name, seconds| StepProfile { name, seconds, field_muls: 0 };
+        let steps = std::iter::once(untimed("upload", timings.upload))
+            .chain(timings.steps.into_iter().map(|(step, seconds)| StepProfile {
+                name: step.name(),
+                seconds,
+                field_muls: muls_of(step),
+            }))
+            .chain([untimed("readback", timings.readback)])
             .collect();
         Ok(Profile { result, plan, steps, host_seconds })
     }

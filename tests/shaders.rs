@@ -7,6 +7,7 @@ use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
+use webgpu_msm::step::{Access, Step};
 use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveSpec, GpuCurve};
@@ -46,6 +47,59 @@ fn narrow_forms_use_no_64_bit_integers() {
     for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
         let source = webgpu_msm::wgsl::field_gen::field_module(spec, form);
         assert_eq!(source.contains("u64"), form.needs_int64(), "{} {form:?}", spec.name);
+    }
+}
+
+/// The step table (`src/step.rs`) agrees with the composed modules: every step's entry point is
+/// in its stage's module, and the bindings the table lists are exactly the group-0 globals that
+/// the entry point uses, each a uniform or storage buffer as the table's buffer is, and written
+/// by the entry point exactly where the table says `ReadWrite`.
+#[test]
+fn step_table_matches_the_shaders() {
+    use naga::valid::GlobalUse;
+    for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
+        for stage in Stage::ALL.into_iter().filter(|&stage| Step::ALL.iter().any(|s| s.stage() == stage)) {
+            let source = compose(spec, stage, form);
+            let module = naga::front::wgsl::parse_str(&source).expect("parses");
+            let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
+                .validate(&module)
+                .expect("validates");
+            for step in Step::ALL.into_iter().filter(|s| s.stage() == stage) {
+                let what = format!("{} {form:?} {}", spec.name, step.name());
+                let index = module.entry_points.iter().position(|e| e.name == step.name());
+                let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));
+                let used: Vec<(u32, &naga::GlobalVariable, GlobalUse)> = module
+                    .global_variables
+                    .iter()
+                    .filter(|&(handle, _)| !uses[handle].is_empty())
+                    .filter_map(|(handle, var)| {
+                        let binding = var.binding.as_ref()?;
+                        assert_eq!(binding.group, 0, "{what}: {:?} outside group 0", var.name);
+                        Some((binding.binding, var, uses[handle]))
+                    })
+                    .collect();
+                for (binding, var, _) in &used {
+                    let listed = step.bindings().iter().any(|(b, _, _)| b == binding);
+                    assert!(listed, "{what} uses @binding({binding}) {:?}, which the table lacks", var.name);
+                }
+                assert_eq!(used.len(), step.bindings().len(), "{what}: the table lists bindings it does not use");
+                for &(binding, buffer, access) in step.bindings() {
+                    let (_, var, usage) = used.iter().find(|(b, _, _)| *b == binding).expect("checked above");
+                    let what = format!("{what} @binding({binding}) {:?} as {buffer:?}", var.name);
+                    match var.space {
+                        naga::AddressSpace::Uniform => assert!(buffer.is_uniform(), "{what}: a uniform"),
+                        naga::AddressSpace::Storage { access: declared } => {
+                            assert!(!buffer.is_uniform(), "{what}: a storage buffer");
+                            let writable = declared.contains(naga::StorageAccess::STORE);
+                            assert!(writable || access == Access::Read, "{what}: declared read-only");
+                        }
+                        other => panic!("{what}: in {other:?}"),
+                    }
+                    let writes = usage.contains(GlobalUse::WRITE);
+                    assert_eq!(writes, access == Access::ReadWrite, "{what}: written by the entry point?");
+                }
+            }
+        }
     }
 }
 

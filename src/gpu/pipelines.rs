@@ -1,27 +1,38 @@
 //! The compute pipelines of one curve, compiled once per context and reused by every call.
 
 use crate::curve::CurveSpec;
+use crate::step::Step;
 use crate::wgsl::{compose, MulForm, Stage};
 
-/// One compute pipeline per entry point of the MSM stages.
+/// One compute pipeline per [`Step`] of the MSM.
 pub struct CurvePipelines {
-    /// Stage 1, points (skipped for prepared bases).
-    pub convert_points: wgpu::ComputePipeline,
-    /// Stage 1, scalars.
-    pub decompose_scalars: wgpu::ComputePipeline,
-    /// Stage 2, prefix scan.
-    pub scan_bucket_counts: wgpu::ComputePipeline,
-    /// Stage 2, scatter.
-    pub scatter_entries: wgpu::ComputePipeline,
-    /// Stage 3, equal chunks of entries per thread.
-    pub accumulate_chunks: wgpu::ComputePipeline,
-    /// Stage 3, pieces of buckets that span several chunks.
-    pub combine_chunk_carries: wgpu::ComputePipeline,
-    /// Stage 4.
-    pub bucket_reduce: wgpu::ComputePipeline,
+    /// Indexed by [`Step`].
+    by_step: Vec<wgpu::ComputePipeline>,
 }
 
-/// Compiles `stage` for `spec` and builds a pipeline for each named entry point.
+/// The composed module of `stage` for `spec`.
+fn shader_module(device: &wgpu::Device, spec: &CurveSpec, form: MulForm, stage: Stage) -> wgpu::ShaderModule {
+    let label = format!("{} {}", spec.name, stage.file());
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(compose(spec, stage, form).into()),
+    })
+}
+
+/// The pipeline of `entry` in `module`, with the layout derived from the bindings it uses.
+fn compute_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &str) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: None,
+        module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// Compiles `stage` for `spec` and builds a pipeline for each named entry point (the test
+/// kernels and microbenchmarks; the MSM's steps are [`CurvePipelines`]).
 pub fn stage_pipelines<const K: usize>(
     device: &wgpu::Device,
     spec: &CurveSpec,
@@ -29,54 +40,26 @@ pub fn stage_pipelines<const K: usize>(
     stage: Stage,
     entry_points: [&str; K],
 ) -> [wgpu::ComputePipeline; K] {
-    let label = format!("{} {}", spec.name, stage.file());
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(compose(spec, stage, form).into()),
-    });
-    entry_points.map(|entry| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
-    })
+    let module = shader_module(device, spec, form, stage);
+    entry_points.map(|entry| compute_pipeline(device, &module, entry))
 }
 
 impl CurvePipelines {
-    /// Compiles every stage of the pipeline for `spec`.
+    /// Compiles every stage that holds a step once, and builds each step's pipeline from it.
     pub fn new(device: &wgpu::Device, spec: &CurveSpec, form: MulForm) -> Self {
-        let [convert_points, decompose_scalars] =
-            stage_pipelines(device, spec, form, Stage::ConvertAndDecompose, ["convert_points", "decompose_scalars"]);
-        let [scan_bucket_counts, scatter_entries] =
-            stage_pipelines(device, spec, form, Stage::Transpose, ["scan_bucket_counts", "scatter_entries"]);
-        let [accumulate_chunks, combine_chunk_carries] =
-            stage_pipelines(device, spec, form, Stage::Smvp, ["accumulate_chunks", "combine_chunk_carries"]);
-        let [bucket_reduce] = stage_pipelines(device, spec, form, Stage::BucketReduce, ["bucket_reduce"]);
-        CurvePipelines {
-            convert_points,
-            decompose_scalars,
-            scan_bucket_counts,
-            scatter_entries,
-            accumulate_chunks,
-            combine_chunk_carries,
-            bucket_reduce,
-        }
+        let modules: Vec<(Stage, wgpu::ShaderModule)> = Stage::ALL
+            .into_iter()
+            .filter(|&stage| Step::ALL.iter().any(|step| step.stage() == stage))
+            .map(|stage| (stage, shader_module(device, spec, form, stage)))
+            .collect();
+        let module_of = |stage: Stage| &modules.iter().find(|(s, _)| *s == stage).expect("compiled above").1;
+        let by_step =
+            Step::ALL.iter().map(|step| compute_pipeline(device, module_of(step.stage()), step.name())).collect();
+        CurvePipelines { by_step }
     }
 
-    /// Every pipeline with its name, in the order the stages run.
-    pub fn in_order(&self) -> [(&'static str, &wgpu::ComputePipeline); 7] {
-        [
-            ("convert_points", &self.convert_points),
-            ("decompose_scalars", &self.decompose_scalars),
-            ("scan_bucket_counts", &self.scan_bucket_counts),
-            ("scatter_entries", &self.scatter_entries),
-            ("accumulate_chunks", &self.accumulate_chunks),
-            ("combine_chunk_carries", &self.combine_chunk_carries),
-            ("bucket_reduce", &self.bucket_reduce),
-        ]
+    /// The pipeline of `step`.
+    pub fn get(&self, step: Step) -> &wgpu::ComputePipeline {
+        &self.by_step[step as usize]
     }
 }

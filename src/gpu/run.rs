@@ -2,11 +2,12 @@
 
 use crate::clock::now_seconds;
 use crate::plan::Plan;
+use crate::step::{Buffer, Step};
 use crate::MsmError;
 
 use super::device::Gpu;
 use super::pipelines::CurvePipelines;
-use super::workspace::{Buffer, Workspace};
+use super::workspace::Workspace;
 
 /// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
 const WORKGROUP_SIZE: u32 = 64;
@@ -28,8 +29,19 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
 pub struct RunOutput {
     /// Packed words of the per-segment partial sums (`plan.total_segments()` points).
     pub partials: Vec<u32>,
-    /// In profiling runs: seconds of the upload, of each pipeline (in order) and of the readback.
-    pub stage_seconds: Vec<(&'static str, f64)>,
+    /// In profiling runs: how long each part took.
+    pub timings: Option<Timings>,
+}
+
+/// Seconds of the parts of a profiled run, each submitted and waited for on its own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timings {
+    /// Writing the inputs and clearing the bucket counts.
+    pub upload: f64,
+    /// Each step the run executed, in order.
+    pub steps: Vec<(Step, f64)>,
+    /// Copying the partial sums back to the host.
+    pub readback: f64,
 }
 
 /// Where a run's points come from.
@@ -51,17 +63,15 @@ pub struct PreparedPiece {
     pub identity: wgpu::Buffer,
 }
 
-/// Workgroup counts of each pipeline, in [`CurvePipelines::in_order`] order.
-fn dispatches(plan: &Plan) -> [(u32, u32); 7] {
-    [
-        dispatch_size(plan.n),
-        dispatch_size(plan.n),
-        (plan.num_windows, 1),
-        dispatch_size(plan.n),
-        dispatch_size(plan.total_chunks()),
-        dispatch_size(plan.total_buckets()),
-        dispatch_size(plan.total_segments()),
-    ]
+impl PreparedPiece {
+    /// The piece's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
+    pub fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
+        match buffer {
+            Buffer::Points => Some(&self.points),
+            Buffer::Identity => Some(&self.identity),
+            _ => None,
+        }
+    }
 }
 
 /// Uploads the inputs, runs every pipeline and reads back the partial sums. The workspace keeps
@@ -78,62 +88,53 @@ pub async fn run_stages(
     partials_bytes: u64,
     profile: bool,
 ) -> Result<RunOutput, MsmError> {
-    let prepared_groups = match source {
-        PointSource::Prepared(piece) => Some(
-            gpu.capture(|| workspace.prepared_bind_groups(&gpu.device, pipelines, &piece.points, &piece.identity))
-                .await?,
-        ),
-        PointSource::Upload(_) => None,
-    };
-    let steps = || {
-        let groups = pipelines.in_order().into_iter().zip(dispatches(plan)).zip(&workspace.bind_groups);
-        groups.filter_map(|(((name, pipeline), dispatch), bind_group)| match (&prepared_groups, name) {
-            (None, _) => Some((((name, pipeline), dispatch), bind_group)),
-            (Some(_), "convert_points") => None,
-            (Some([decompose, _]), "decompose_scalars") => Some((((name, pipeline), dispatch), decompose)),
-            (Some([_, accumulate]), "accumulate_chunks") => Some((((name, pipeline), dispatch), accumulate)),
-            (Some(_), _) => Some((((name, pipeline), dispatch), bind_group)),
-        })
+    let steps = match source {
+        PointSource::Upload(_) => workspace.run_steps(&gpu.device, pipelines, None),
+        // Creates bind groups, which can fail.
+        PointSource::Prepared(piece) => {
+            gpu.capture(|| workspace.run_steps(&gpu.device, pipelines, Some(piece))).await?
+        }
     };
     if !profile {
         let staging = gpu
             .capture(|| {
                 let mut encoder = upload(gpu, workspace, plan, source, raw_scalars);
-                for (((name, pipeline), dispatch), bind_group) in steps() {
-                    encode_pass(&mut encoder, name, pipeline, dispatch, bind_group);
+                for (step, bind_group) in &steps {
+                    encode_pass(&mut encoder, step.name(), pipelines.get(*step), step.dispatch(plan), bind_group);
                 }
                 read_back_partials(gpu, encoder, workspace, partials_bytes)
             })
             .await?;
         let partials = gpu.map_and_read(&staging).await?;
-        return Ok(RunOutput { partials, stage_seconds: Vec::new() });
+        return Ok(RunOutput { partials, timings: None });
     }
 
-    let mut stage_seconds = Vec::new();
     let mut clock = now_seconds();
-    let mut lap = |name: &'static str| {
+    let mut lap = || {
         let now = now_seconds();
-        stage_seconds.push((name, now - clock));
+        let seconds = now - clock;
         clock = now;
+        seconds
     };
     let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, raw_scalars)).await?;
     gpu.queue.submit([encoder.finish()]);
     gpu.finish_queue().await?;
-    lap("upload");
-    for (((name, pipeline), dispatch), bind_group) in steps() {
+    let upload_seconds = lap();
+    let mut step_seconds = Vec::new();
+    for (step, bind_group) in &steps {
         gpu.capture(|| {
             let mut encoder = new_encoder(gpu);
-            encode_pass(&mut encoder, name, pipeline, dispatch, bind_group);
+            encode_pass(&mut encoder, step.name(), pipelines.get(*step), step.dispatch(plan), bind_group);
             gpu.queue.submit([encoder.finish()]);
         })
         .await?;
         gpu.finish_queue().await?;
-        lap(name);
+        step_seconds.push((*step, lap()));
     }
     let staging = gpu.capture(|| read_back_partials(gpu, new_encoder(gpu), workspace, partials_bytes)).await?;
     let partials = gpu.map_and_read(&staging).await?;
-    lap("readback");
-    Ok(RunOutput { partials, stage_seconds })
+    let timings = Timings { upload: upload_seconds, steps: step_seconds, readback: lap() };
+    Ok(RunOutput { partials, timings: Some(timings) })
 }
 
 fn new_encoder(gpu: &Gpu) -> wgpu::CommandEncoder {

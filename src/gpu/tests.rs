@@ -13,8 +13,8 @@ use crate::cpu_model;
 use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
-use crate::gpu::workspace::Buffer;
 use crate::plan::Plan;
+use crate::step::Buffer;
 use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 

@@ -2,58 +2,13 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
+use crate::step::{Buffer, Step};
 use crate::wgsl::MulForm;
 
 use super::pipelines::CurvePipelines;
+use super::run::PreparedPiece;
 
-/// The buffers of the pipeline, in the order of [`BufferSizes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Buffer {
-    /// Uniform `Params` (the [`Plan`]).
-    Params,
-    /// Uploaded canonical point words.
-    RawPoints,
-    /// Uploaded scalar words.
-    RawScalars,
-    /// Points in Montgomery (stored) form, packed.
-    Points,
-    /// Per point: 1 if it is the identity, else 0.
-    Identity,
-    /// Signed digits, window-major.
-    Digits,
-    /// Bucket counts, then scatter cursors, then bucket end offsets.
-    BucketCounts,
-    /// Bucket start offsets.
-    BucketStarts,
-    /// CSR entries: point indices grouped by bucket.
-    Entries,
-    /// Bucket sums.
-    Buckets,
-    /// Per-segment reduction results, read back by the host.
-    Partials,
-    /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
-    Carries,
-}
-
-impl Buffer {
-    /// Every buffer.
-    pub const ALL: [Buffer; 12] = [
-        Buffer::Params,
-        Buffer::RawPoints,
-        Buffer::RawScalars,
-        Buffer::Points,
-        Buffer::Identity,
-        Buffer::Digits,
-        Buffer::BucketCounts,
-        Buffer::BucketStarts,
-        Buffer::Entries,
-        Buffer::Buckets,
-        Buffer::Partials,
-        Buffer::Carries,
-    ];
-}
-
-/// Byte sizes of every buffer for a plan.
+/// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferSizes([u64; 12]);
 
@@ -125,8 +80,8 @@ pub fn max_points(spec: &CurveSpec, form: MulForm, limits: &wgpu::Limits) -> u32
 pub struct Workspace {
     sizes: BufferSizes,
     buffers: Vec<wgpu::Buffer>,
-    /// Bind groups in pipeline order (as [`CurvePipelines::in_order`]).
-    pub bind_groups: [wgpu::BindGroup; 7],
+    /// The bind group of every step over these buffers, indexed by [`Step`].
+    bind_groups: Vec<wgpu::BindGroup>,
 }
 
 impl Workspace {
@@ -147,7 +102,7 @@ impl Workspace {
         let buffers: Vec<wgpu::Buffer> = Buffer::ALL
             .iter()
             .map(|&b| {
-                let usage = if b == Buffer::Params {
+                let usage = if b.is_uniform() {
                     wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
                 } else {
                     wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
@@ -160,30 +115,33 @@ impl Workspace {
                 })
             })
             .collect();
-        let order = pipelines.in_order();
         let bind_groups =
-            std::array::from_fn(|i| bind_group(device, order[i].1, BINDINGS[i], |b| &buffers[b as usize]));
+            Step::ALL.iter().map(|&step| bind_group(device, pipelines, step, |b| &buffers[b as usize])).collect();
         Workspace { sizes, buffers, bind_groups }
     }
 
-    /// Bind groups of `decompose_scalars` and `accumulate_chunks` reading the points from
-    /// `points` and `identity` (prepared bases) instead of this workspace.
-    pub fn prepared_bind_groups(
+    /// The steps a run executes, in order, each with its bind group: this workspace's, or for a
+    /// run on `prepared` bases, without the steps they skip and with bind groups (created for
+    /// this run) that read the points and identity flags of the bases.
+    pub fn run_steps(
         &self,
         device: &wgpu::Device,
         pipelines: &CurvePipelines,
-        points: &wgpu::Buffer,
-        identity: &wgpu::Buffer,
-    ) -> [wgpu::BindGroup; 2] {
-        let order = pipelines.in_order();
-        ["decompose_scalars", "accumulate_chunks"].map(|name| {
-            let i = order.iter().position(|(step, _)| *step == name).expect("a pipeline of the run");
-            bind_group(device, order[i].1, BINDINGS[i], |b| match b {
-                Buffer::Points => points,
-                Buffer::Identity => identity,
-                other => &self.buffers[other as usize],
+        prepared: Option<&PreparedPiece>,
+    ) -> Vec<(Step, wgpu::BindGroup)> {
+        let own = |step: Step| self.bind_groups[step as usize].clone();
+        Step::ALL
+            .into_iter()
+            .filter_map(|step| match prepared {
+                None => Some((step, own(step))),
+                Some(_) if step.skipped_with_prepared_bases() => None,
+                Some(piece) if step.binds_prepared_bases() => {
+                    let buffer = |b: Buffer| piece.buffer(b).unwrap_or(&self.buffers[b as usize]);
+                    Some((step, bind_group(device, pipelines, step, buffer)))
+                }
+                Some(_) => Some((step, own(step))),
             })
-        })
+            .collect()
     }
 
     /// The wgpu buffer behind `buffer`.
@@ -192,35 +150,22 @@ impl Workspace {
     }
 }
 
-/// The buffers each pipeline binds (binding number, buffer), in [`CurvePipelines::in_order`]
-/// order.
-const BINDINGS: [&[(u32, Buffer)]; 7] = {
-    use Buffer::*;
-    [
-        &[(0, Params), (1, RawPoints), (3, Points), (6, Identity)],
-        &[(0, Params), (2, RawScalars), (4, Digits), (5, BucketCounts), (6, Identity)],
-        &[(0, Params), (1, BucketCounts), (2, BucketStarts)],
-        &[(0, Params), (1, BucketCounts), (3, Digits), (4, Entries)],
-        &[(0, Params), (1, BucketStarts), (2, BucketCounts), (3, Entries), (4, Points), (5, Buckets), (6, Carries)],
-        &[(0, Params), (1, BucketStarts), (2, BucketCounts), (5, Buckets), (6, Carries)],
-        &[(0, Params), (1, Buckets), (2, Partials)],
-    ]
-};
-
-/// The bind group of `pipeline` over `bindings`, each buffer looked up with `buffer`.
-fn bind_group<'a>(
+/// The bind group of `step`'s pipeline over the buffers of [`Step::bindings`], each looked up
+/// with `buffer`.
+pub fn bind_group<'a>(
     device: &wgpu::Device,
-    pipeline: &wgpu::ComputePipeline,
-    bindings: &[(u32, Buffer)],
+    pipelines: &CurvePipelines,
+    step: Step,
     buffer: impl Fn(Buffer) -> &'a wgpu::Buffer,
 ) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = bindings
+    let entries: Vec<wgpu::BindGroupEntry> = step
+        .bindings()
         .iter()
-        .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: buffer(b).as_entire_binding() })
+        .map(|&(binding, b, _)| wgpu::BindGroupEntry { binding, resource: buffer(b).as_entire_binding() })
         .collect();
     device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("msm bind group"),
-        layout: &pipeline.get_bind_group_layout(0),
+        label: Some(step.name()),
+        layout: &pipelines.get(step).get_bind_group_layout(0),
         entries: &entries,
     })
 }

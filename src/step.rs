@@ -1,0 +1,237 @@
+//! The pipeline's table: its buffers and its GPU steps. For each step: the shader stage that holds
+//! it, its entry point, the buffers it binds, its dispatch size and what runs on prepared bases
+//! change. Pipelines, bind groups, dispatches, the cost model and the profile all read it from
+//! here, so adding a step means one [`Step`] variant and its arms below, its WGSL entry point, and
+//! its cost in [`crate::cost`].
+
+use crate::gpu::run::dispatch_size;
+use crate::plan::Plan;
+use crate::wgsl::Stage;
+
+/// The buffers of the pipeline, in the order of [`Buffer::ALL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Buffer {
+    /// Uniform `Params` (the [`Plan`]).
+    Params,
+    /// Uploaded canonical point words.
+    RawPoints,
+    /// Uploaded scalar words.
+    RawScalars,
+    /// Points in Montgomery (stored) form, packed.
+    Points,
+    /// Per point: 1 if it is the identity, else 0.
+    Identity,
+    /// Signed digits, window-major.
+    Digits,
+    /// Bucket counts, then scatter cursors, then bucket end offsets.
+    BucketCounts,
+    /// Bucket start offsets.
+    BucketStarts,
+    /// CSR entries: point indices grouped by bucket.
+    Entries,
+    /// Bucket sums.
+    Buckets,
+    /// Per-segment reduction results, read back by the host.
+    Partials,
+    /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
+    Carries,
+}
+
+impl Buffer {
+    /// Every buffer.
+    pub const ALL: [Buffer; 12] = [
+        Buffer::Params,
+        Buffer::RawPoints,
+        Buffer::RawScalars,
+        Buffer::Points,
+        Buffer::Identity,
+        Buffer::Digits,
+        Buffer::BucketCounts,
+        Buffer::BucketStarts,
+        Buffer::Entries,
+        Buffer::Buckets,
+        Buffer::Partials,
+        Buffer::Carries,
+    ];
+
+    /// Whether shaders bind it as a uniform buffer (all others are storage buffers).
+    pub fn is_uniform(self) -> bool {
+        self == Buffer::Params
+    }
+
+    /// Whether prepared bases (see [`crate::PreparedBases`]) hold their own copy, which runs on
+    /// them bind instead of the workspace's.
+    pub fn held_by_prepared_bases(self) -> bool {
+        matches!(self, Buffer::Points | Buffer::Identity)
+    }
+}
+
+/// How a step uses a buffer it binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// It only reads the buffer.
+    Read,
+    /// It writes the buffer (and may read it).
+    ReadWrite,
+}
+
+/// One compute dispatch of the MSM pipeline; [`Step::ALL`] lists them in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Stage 1: points into their stored (Montgomery) form, and their identity flags.
+    ConvertPoints,
+    /// Stage 1: scalars into signed window digits, counting the points of every bucket.
+    DecomposeScalars,
+    /// Stage 2: prefix scan of the bucket counts into bucket start offsets.
+    ScanBucketCounts,
+    /// Stage 2: scatter of point indices into the CSR entries of their buckets.
+    ScatterEntries,
+    /// Stage 3: bucket accumulation, an equal chunk of entries per thread.
+    AccumulateChunks,
+    /// Stage 3: the pieces of buckets that span several chunks.
+    CombineChunkCarries,
+    /// Stage 4: running-sum bucket reduction into per-segment partial sums.
+    BucketReduce,
+}
+
+impl Step {
+    /// Every step, in the order they run (and of their discriminants, `step as usize`).
+    pub const ALL: [Step; 7] = [
+        Step::ConvertPoints,
+        Step::DecomposeScalars,
+        Step::ScanBucketCounts,
+        Step::ScatterEntries,
+        Step::AccumulateChunks,
+        Step::CombineChunkCarries,
+        Step::BucketReduce,
+    ];
+
+    /// The step's WGSL entry point, also the label of its pipeline and pass and its name in
+    /// profiles.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::ConvertPoints => "convert_points",
+            Step::DecomposeScalars => "decompose_scalars",
+            Step::ScanBucketCounts => "scan_bucket_counts",
+            Step::ScatterEntries => "scatter_entries",
+            Step::AccumulateChunks => "accumulate_chunks",
+            Step::CombineChunkCarries => "combine_chunk_carries",
+            Step::BucketReduce => "bucket_reduce",
+        }
+    }
+
+    /// The stage whose composed module holds the entry point.
+    pub fn stage(self) -> Stage {
+        match self {
+            Step::ConvertPoints | Step::DecomposeScalars => Stage::ConvertAndDecompose,
+            Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
+            Step::AccumulateChunks | Step::CombineChunkCarries => Stage::Smvp,
+            Step::BucketReduce => Stage::BucketReduce,
+        }
+    }
+
+    /// The buffers the step binds in group 0: (binding number, buffer, how the step uses it).
+    /// Exactly the bindings its entry point uses (`tests/shaders.rs` checks them).
+    pub fn bindings(self) -> &'static [(u32, Buffer, Access)] {
+        use Access::*;
+        use Buffer::*;
+        match self {
+            Step::ConvertPoints => {
+                &[(0, Params, Read), (1, RawPoints, Read), (3, Points, ReadWrite), (6, Identity, ReadWrite)]
+            }
+            Step::DecomposeScalars => &[
+                (0, Params, Read),
+                (2, RawScalars, Read),
+                (4, Digits, ReadWrite),
+                (5, BucketCounts, ReadWrite),
+                (6, Identity, Read),
+            ],
+            Step::ScanBucketCounts => &[(0, Params, Read), (1, BucketCounts, ReadWrite), (2, BucketStarts, ReadWrite)],
+            Step::ScatterEntries => {
+                &[(0, Params, Read), (1, BucketCounts, ReadWrite), (3, Digits, Read), (4, Entries, ReadWrite)]
+            }
+            Step::AccumulateChunks => &[
+                (0, Params, Read),
+                (1, BucketStarts, Read),
+                (2, BucketCounts, Read),
+                (3, Entries, Read),
+                (4, Points, Read),
+                (5, Buckets, ReadWrite),
+                (6, Carries, ReadWrite),
+            ],
+            Step::CombineChunkCarries => &[
+                (0, Params, Read),
+                (1, BucketStarts, Read),
+                (2, BucketCounts, Read),
+                (5, Buckets, ReadWrite),
+                (6, Carries, Read),
+            ],
+            Step::BucketReduce => &[(0, Params, Read), (1, Buckets, Read), (2, Partials, ReadWrite)],
+        }
+    }
+
+    /// Workgroup counts (x, y) of the step's dispatch for `plan`.
+    pub fn dispatch(self, plan: &Plan) -> (u32, u32) {
+        match self {
+            Step::ConvertPoints | Step::DecomposeScalars | Step::ScatterEntries => dispatch_size(plan.n),
+            // One workgroup per window.
+            Step::ScanBucketCounts => (plan.num_windows, 1),
+            Step::AccumulateChunks => dispatch_size(plan.total_chunks()),
+            Step::CombineChunkCarries => dispatch_size(plan.total_buckets()),
+            Step::BucketReduce => dispatch_size(plan.total_segments()),
+        }
+    }
+
+    /// Whether runs on prepared bases skip the step: they already hold what it computes.
+    pub fn skipped_with_prepared_bases(self) -> bool {
+        matches!(self, Step::ConvertPoints)
+    }
+
+    /// Whether runs on prepared bases bind buffers of the bases for this step instead of the
+    /// workspace's (a step they run that reads [`Buffer::held_by_prepared_bases`]).
+    pub fn binds_prepared_bases(self) -> bool {
+        !self.skipped_with_prepared_bases() && self.bindings().iter().any(|(_, b, _)| b.held_by_prepared_bases())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_lists_every_step_at_its_discriminant() {
+        for (i, step) in Step::ALL.into_iter().enumerate() {
+            assert_eq!(step as usize, i, "{step:?}");
+        }
+        for (i, buffer) in Buffer::ALL.into_iter().enumerate() {
+            assert_eq!(buffer as usize, i, "{buffer:?}");
+        }
+    }
+
+    #[test]
+    fn bindings_are_unique_per_step() {
+        for step in Step::ALL {
+            let bindings = step.bindings();
+            for (i, (slot, buffer, _)) in bindings.iter().enumerate() {
+                assert!(bindings[i + 1..].iter().all(|(s, b, _)| s != slot && b != buffer), "{step:?} {slot}");
+            }
+        }
+    }
+
+    /// Runs on prepared bases skip exactly the steps that would write the buffers the bases
+    /// hold (so they never overwrite them), and every step they skip writes nothing else.
+    #[test]
+    fn prepared_bases_skip_exactly_the_steps_that_make_them() {
+        for step in Step::ALL {
+            let writes = |prepared: bool| {
+                step.bindings()
+                    .iter()
+                    .any(|&(_, b, access)| access == Access::ReadWrite && b.held_by_prepared_bases() == prepared)
+            };
+            assert_eq!(step.skipped_with_prepared_bases(), writes(true), "{step:?}");
+            if step.skipped_with_prepared_bases() {
+                assert!(!writes(false), "{step:?} writes more than the prepared bases hold");
+            }
+        }
+    }
+}
