@@ -5,7 +5,8 @@
 //! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
 //! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
 //! forces the 13-bit-limb form browsers run, `--field wide` the 32-bit one (64-bit integers);
-//! by default the context picks wide where the device has 64-bit integers.
+//! by default the context picks wide where the device has 64-bit integers. `--accumulation
+//! batch-affine` runs stage 3 batch-affine on short Weierstrass curves (default: projective).
 
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
+use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{GpuCurve, MsmContext, MsmError};
 
@@ -34,9 +36,17 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let accumulation = match value("--accumulation").as_deref() {
+        None | Some("projective") => Accumulation::Projective,
+        Some("batch-affine") => Accumulation::BatchAffine,
+        Some(other) => {
+            eprintln!("unknown --accumulation {other}: use projective or batch-affine");
+            std::process::exit(2);
+        }
+    };
     let ok = match curve.as_str() {
-        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size, profile, form),
-        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size, profile, form),
+        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size, profile, form, accumulation),
+        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size, profile, form, accumulation),
         other => {
             eprintln!("unknown curve {other}: use bls12-377 or ed-on-bls12-377");
             false
@@ -45,7 +55,7 @@ fn main() {
     std::process::exit(if ok { 0 } else { 1 });
 }
 
-fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>) -> bool {
+fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>, accumulation: Accumulation) -> bool {
     let n = 1usize << log_size;
     println!("curve {}, n = 2^{log_size} = {n}", G::spec().name);
     let mut rng = StdRng::seed_from_u64(log_size as u64);
@@ -60,6 +70,7 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>) -> bool
             Some(form) => MsmContext::with_mul_form(form).await,
             None => MsmContext::new().await,
         }
+        .map(|ctx| ctx.with_accumulation(accumulation))
     });
     let ctx = match ctx {
         Ok(ctx) => ctx,
@@ -69,7 +80,14 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>) -> bool
         }
     };
     let info = ctx.adapter_info();
-    println!("adapter: {} ({:?}, {:?}), field form {:?}", info.name, info.backend, info.device_type, ctx.mul_form());
+    println!(
+        "adapter: {} ({:?}, {:?}), field form {:?}, {:?} accumulation",
+        info.name,
+        info.backend,
+        info.device_type,
+        ctx.mul_form(),
+        ctx.accumulation().on(&G::spec().model)
+    );
     let cold = pollster::block_on(ctx.msm(&points, &scalars));
     let cold_time = started.elapsed();
     let started = Instant::now();

@@ -85,6 +85,31 @@ fn classify(state: ChunkState) -> Step {
     return Step(STEP_CANCEL, point, FIELD_ONE);
 }
 
+struct Denominator {
+    present: bool,
+    value: Field,
+}
+
+// The forward pass's share of classify(): only the denominator, reading the x coordinates
+// alone unless they are equal (the rare doubling or cancellation).
+fn forward_denominator(c: u32) -> Denominator {
+    let next = chunk_states[c].next;
+    let none = Denominator(false, FIELD_ONE);
+    if (next >= chunk_states[c].end || next == bucket_ends[chunk_states[c].bucket]) {
+        return none;
+    }
+    if ((chunk_states[c].flags & SUM_IS_IDENTITY) != 0u) {
+        return none;
+    }
+    let x = field_unpack(points[entries[next] & ENTRY_INDEX_MASK].c[0]);
+    let sum_x = field_unpack(chunk_states[c].sum.c[0]);
+    if (!field_eq(sum_x, x)) {
+        return Denominator(true, field_sub(x, sum_x));
+    }
+    let step = classify(chunk_states[c]);
+    return Denominator(has_denominator(step.kind), step.denominator);
+}
+
 fn has_denominator(kind: u32) -> bool {
     return kind == STEP_ADD || kind == STEP_DOUBLE;
 }
@@ -114,21 +139,25 @@ fn start_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn step_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let first = thread_index(gid, nwg) * params.affine_batch;
+    // Thread t owns chunks t, t + T, t + 2T, … (T threads): neighbouring threads touch
+    // neighbouring chunk states.
+    let t = thread_index(gid, nwg);
     let count = chunk_count();
-    if (first >= count) {
+    let threads = (count + params.affine_batch - 1u) / params.affine_batch;
+    if (t >= threads) {
         return;
     }
-    let last = min(first + params.affine_batch, count);
+    let owned = (count - t + threads - 1u) / threads;
 
     // Forward: running products of the denominators.
     var product = FIELD_ONE;
     var additions = 0u;
-    for (var c = first; c < last; c = c + 1u) {
-        let step = classify(chunk_states[c]);
-        if (has_denominator(step.kind)) {
+    for (var k = 0u; k < owned; k = k + 1u) {
+        let c = t + k * threads;
+        let denominator = forward_denominator(c);
+        if (denominator.present) {
             chunk_states[c].prefix = field_pack(product);
-            product = field_mul(product, step.denominator);
+            product = field_mul(product, denominator.value);
             additions = additions + 1u;
         }
     }
@@ -139,8 +168,8 @@ fn step_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
     }
 
     // Backward: each denominator's inverse, then the step itself.
-    for (var i = last; i > first; i = i - 1u) {
-        let c = i - 1u;
+    for (var k = owned; k > 0u; k = k - 1u) {
+        let c = t + (k - 1u) * threads;
         var state = chunk_states[c];
         let step = classify(state);
         if (step.kind == STEP_NONE) {

@@ -14,6 +14,7 @@ use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::{run_stages, PointSource, Timings};
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
 use crate::plan::Plan;
+use crate::step::{Accumulation, Kernels};
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
@@ -29,7 +30,7 @@ pub struct MsmContext {
     /// Unique per context: prepared bases remember which context holds their buffers.
     pub(crate) id: u64,
     gpu: Gpu,
-    mul_form: MulForm,
+    kernels: Kernels,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     piece_limit: Option<usize>,
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
@@ -72,7 +73,16 @@ impl MsmContext {
         }
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(MsmContext { id, gpu, mul_form, piece_limit: None, curves: Mutex::new(HashMap::new()) })
+        let kernels = Kernels { form: mul_form, accumulation: Accumulation::default() };
+        Ok(MsmContext { id, gpu, kernels, piece_limit: None, curves: Mutex::new(HashMap::new()) })
+    }
+
+    /// This context with `accumulation` in stage 3 (benchmarks and tests of both; short
+    /// Weierstrass curves only, see [`Accumulation::on`]). Call it before the first MSM.
+    #[doc(hidden)]
+    pub fn with_accumulation(mut self, accumulation: Accumulation) -> Self {
+        self.kernels.accumulation = accumulation;
+        self
     }
 
     /// This context with at most `points` points per GPU pass, so tests can exercise the
@@ -87,7 +97,13 @@ impl MsmContext {
     /// with 64-bit integers, else [`MulForm::ROLLED`] (13-bit limbs), unless a test asked for
     /// another form.
     pub fn mul_form(&self) -> MulForm {
-        self.mul_form
+        self.kernels.form
+    }
+
+    /// How stage 3 accumulates buckets ([`Accumulation::Projective`] unless a test or benchmark
+    /// asked for another).
+    pub fn accumulation(&self) -> Accumulation {
+        self.kernels.accumulation
     }
 
     /// Name, backend and device type of the adapter in use.
@@ -98,7 +114,7 @@ impl MsmContext {
     /// The most points one GPU pass takes on curve `G` with this device's limits; larger
     /// inputs run as several passes whose results are added.
     pub fn max_piece_points<G: GpuCurve>(&self) -> usize {
-        let device = max_points(G::spec(), self.mul_form, &self.gpu.limits) as usize;
+        let device = max_points(G::spec(), self.kernels, &self.gpu.limits) as usize;
         self.piece_limit.map_or(device, |limit| limit.min(device))
     }
 
@@ -116,7 +132,7 @@ impl MsmContext {
 
     /// Bytes of GPU buffers one pass of `n` points (at most `max_piece_points`) uses on `G`.
     pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
-        BufferSizes::for_plan(G::spec(), self.mul_form, &Plan::choose(n as u32, G::spec().scalar_bits)).total()
+        BufferSizes::for_plan(G::spec(), self.kernels, &Plan::choose(n as u32, G::spec().scalar_bits)).total()
     }
 
     /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
@@ -170,7 +186,7 @@ impl MsmContext {
     ) -> Result<(Vec<G::Group>, Option<Timings>), MsmError> {
         let spec = G::spec();
         let runner = self.runner::<G>().await?;
-        let sizes = BufferSizes::for_plan(spec, self.mul_form, plan);
+        let sizes = BufferSizes::for_plan(spec, self.kernels, plan);
         let mut workspace = runner.workspace.lock().await;
         if !workspace.as_ref().is_some_and(|w| w.covers(&sizes)) {
             let fresh = self
@@ -181,11 +197,11 @@ impl MsmContext {
         }
         let workspace = workspace.as_ref().expect("workspace was just created");
         let partial_bytes =
-            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.mul_form) * 4) as u64;
+            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.kernels.form) * 4) as u64;
         let output =
             run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile)
                 .await?;
-        Ok((decode_points::<G>(&output.partials, self.mul_form)?, output.timings))
+        Ok((decode_points::<G>(&output.partials, self.kernels.form)?, output.timings))
     }
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
@@ -201,7 +217,7 @@ impl MsmContext {
         if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
-        let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec(), self.mul_form)).await?;
+        let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec(), self.kernels)).await?;
         let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
         *slot = Some(runner.clone());
         Ok(runner)

@@ -5,6 +5,7 @@
 use crate::curve::CurveSpec;
 use crate::plan::Plan;
 use crate::step::Step;
+use crate::wgsl::inversion::inversion_muls;
 
 /// Field multiplications of every step, in the order of [`Step::ALL`]. `counts[w·h + b − 1]` is
 /// the size of bucket b of window w (`cpu_model::decompose` computes them).
@@ -15,6 +16,14 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
         Step::ConvertPoints => plan.n as u64 * muls.convert,
         Step::DecomposeScalars | Step::ScanBucketCounts | Step::ScatterEntries => 0,
         Step::AccumulateChunks => entries * muls.add_stored,
+        Step::StartAffineChunks | Step::FinishAffineChunks => 0,
+        Step::StepAffineChunks => {
+            let additions = entries - bucket_pieces(plan, counts);
+            // Every step thread inverts once per step (fewer only when a whole batch of chunks
+            // has nothing to add, which this bound ignores).
+            let inversions = (plan.chunk_len as u64 - 1) * plan.affine_step_threads() as u64;
+            additions * muls.affine_add + inversions * inversion_muls(&spec.field)
+        }
         Step::CombineChunkCarries => chunk_carries(plan, counts) * muls.add,
         Step::BucketReduce => reduction_additions(plan) * muls.add,
     };
@@ -37,6 +46,12 @@ pub fn chunk_carries(plan: &Plan, counts: &[u32]) -> u64 {
         }
     }
     carries
+}
+
+/// Pieces of buckets over all chunks: each non-empty bucket's first piece, plus its carries.
+/// Batch-affine accumulation starts every piece with a point and adds the rest.
+pub fn bucket_pieces(plan: &Plan, counts: &[u32]) -> u64 {
+    counts.iter().filter(|&&c| c > 0).count() as u64 + chunk_carries(plan, counts)
 }
 
 /// Point additions of `bucket_reduce`: per thread 2L for the running sums, one doubling per bit

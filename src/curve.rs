@@ -67,9 +67,12 @@ impl CurveSpec {
     pub fn op_muls(&self) -> OpMuls {
         match self.model {
             // RCB algorithms 8 and 7; conversion: x and y into Montgomery form.
-            CurveModel::ShortWeierstrassA0 { .. } => OpMuls { convert: 2, add_stored: 11, add: 12 },
-            // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion adds x·y·2d.
-            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 4, add_stored: 7, add: 9 },
+            // Batch-affine: 3 in affine_add (λ, λ², y) and 3 for Montgomery's trick (the running
+            // product forward; backward, the inverse and its update), plus a share of an inversion.
+            CurveModel::ShortWeierstrassA0 { .. } => OpMuls { convert: 2, add_stored: 11, add: 12, affine_add: 6 },
+            // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion adds x·y·2d. No
+            // affine accumulation on this model.
+            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 4, add_stored: 7, add: 9, affine_add: 0 },
         }
     }
 
@@ -97,6 +100,9 @@ pub struct OpMuls {
     pub add_stored: u64,
     /// Adding two bucket points (also doubling: the formulas are complete).
     pub add: u64,
+    /// A batch-affine addition of a point to a chunk's affine running sum, without its share of
+    /// the batch's inversion.
+    pub affine_add: u64,
 }
 
 mod sealed {

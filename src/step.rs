@@ -4,9 +4,10 @@
 //! here, so adding a step means one [`Step`] variant and its arms below, its WGSL entry point, and
 //! its cost in [`crate::cost`].
 
+use crate::curve::CurveModel;
 use crate::gpu::run::dispatch_size;
 use crate::plan::Plan;
-use crate::wgsl::Stage;
+use crate::wgsl::{MulForm, Stage};
 
 /// The buffers of the pipeline, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,11 +36,14 @@ pub enum Buffer {
     Partials,
     /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
     Carries,
+    /// Per-chunk state of batch-affine accumulation: affine running sum, Montgomery's-trick
+    /// prefix product, cursor, bucket, flags (`ChunkState` in `accumulate_affine.wgsl`).
+    ChunkStates,
 }
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 12] = [
+    pub const ALL: [Buffer; 13] = [
         Buffer::Params,
         Buffer::RawPoints,
         Buffer::RawScalars,
@@ -52,6 +56,7 @@ impl Buffer {
         Buffer::Buckets,
         Buffer::Partials,
         Buffer::Carries,
+        Buffer::ChunkStates,
     ];
 
     /// Whether shaders bind it as a uniform buffer (all others are storage buffers).
@@ -64,6 +69,39 @@ impl Buffer {
     pub fn held_by_prepared_bases(self) -> bool {
         matches!(self, Buffer::Points | Buffer::Identity)
     }
+}
+
+/// How stage 3 adds each window's points into its buckets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Accumulation {
+    /// Projective mixed additions (11 multiplications on short Weierstrass curves, 7 on twisted
+    /// Edwards), each thread an equal chunk of entries. The default: the fastest measured on
+    /// every device so far (BENCHMARKS.md).
+    #[default]
+    Projective,
+    /// Batch-affine additions over the same chunks, one inversion shared by a batch of chunks
+    /// per step (6 multiplications plus a share of the inversion, but state kept in memory
+    /// between steps). Short Weierstrass curves only: twisted Edwards curves run `Projective`.
+    BatchAffine,
+}
+
+impl Accumulation {
+    /// What runs on curves of `model` when this is asked for.
+    pub fn on(self, model: &CurveModel) -> Accumulation {
+        match model {
+            CurveModel::ShortWeierstrassA0 { .. } => self,
+            CurveModel::TwistedEdwardsAMinus1 { .. } => Accumulation::Projective,
+        }
+    }
+}
+
+/// How the shaders of a context are generated: the field form and the accumulation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Kernels {
+    /// Limbs and multiplication of field elements.
+    pub form: MulForm,
+    /// Stage 3's additions.
+    pub accumulation: Accumulation,
 }
 
 /// How a step uses a buffer it binds.
@@ -86,8 +124,15 @@ pub enum Step {
     ScanBucketCounts,
     /// Stage 2: scatter of point indices into the CSR entries of their buckets.
     ScatterEntries,
-    /// Stage 3: bucket accumulation, an equal chunk of entries per thread.
+    /// Stage 3 (twisted Edwards): bucket accumulation, an equal chunk of entries per thread.
     AccumulateChunks,
+    /// Stage 3 (short Weierstrass): each chunk's first point becomes its affine running sum.
+    StartAffineChunks,
+    /// Stage 3 (short Weierstrass): one batch-affine addition per chunk, one inversion per
+    /// thread's batch of chunks; dispatched `chunk_len − 1` times.
+    StepAffineChunks,
+    /// Stage 3 (short Weierstrass): each chunk's last running sum into its bucket or carry.
+    FinishAffineChunks,
     /// Stage 3: the pieces of buckets that span several chunks.
     CombineChunkCarries,
     /// Stage 4: running-sum bucket reduction into per-segment partial sums.
@@ -96,12 +141,15 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 7] = [
+    pub const ALL: [Step; 10] = [
         Step::ConvertPoints,
         Step::DecomposeScalars,
         Step::ScanBucketCounts,
         Step::ScatterEntries,
         Step::AccumulateChunks,
+        Step::StartAffineChunks,
+        Step::StepAffineChunks,
+        Step::FinishAffineChunks,
         Step::CombineChunkCarries,
         Step::BucketReduce,
     ];
@@ -115,18 +163,46 @@ impl Step {
             Step::ScanBucketCounts => "scan_bucket_counts",
             Step::ScatterEntries => "scatter_entries",
             Step::AccumulateChunks => "accumulate_chunks",
+            Step::StartAffineChunks => "start_affine_chunks",
+            Step::StepAffineChunks => "step_affine_chunks",
+            Step::FinishAffineChunks => "finish_affine_chunks",
             Step::CombineChunkCarries => "combine_chunk_carries",
             Step::BucketReduce => "bucket_reduce",
         }
     }
 
-    /// The stage whose composed module holds the entry point.
-    pub fn stage(self) -> Stage {
+    /// The steps a curve of `model` runs with `accumulation`, in order.
+    pub fn of(model: &CurveModel, accumulation: Accumulation) -> impl Iterator<Item = Step> {
+        let accumulation = accumulation.on(model);
+        Step::ALL.into_iter().filter(move |step| match step {
+            Step::AccumulateChunks => accumulation == Accumulation::Projective,
+            Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => {
+                accumulation == Accumulation::BatchAffine
+            }
+            _ => true,
+        })
+    }
+
+    /// The stage whose composed module holds the entry point with `accumulation` (the chunk
+    /// carries are combined in whichever accumulation module runs).
+    pub fn stage(self, accumulation: Accumulation) -> Stage {
         match self {
             Step::ConvertPoints | Step::DecomposeScalars => Stage::ConvertAndDecompose,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
-            Step::AccumulateChunks | Step::CombineChunkCarries => Stage::Smvp,
+            Step::AccumulateChunks => Stage::Smvp,
+            Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
+            Step::CombineChunkCarries if accumulation == Accumulation::BatchAffine => Stage::AccumulateAffine,
+            Step::CombineChunkCarries => Stage::Smvp,
             Step::BucketReduce => Stage::BucketReduce,
+        }
+    }
+
+    /// How many times the step is dispatched in a row.
+    pub fn repeats(self, plan: &Plan) -> u32 {
+        match self {
+            // The first entry of every chunk is loaded by StartAffineChunks.
+            Step::StepAffineChunks => plan.chunk_len - 1,
+            _ => 1,
         }
     }
 
@@ -159,6 +235,32 @@ impl Step {
                 (5, Buckets, ReadWrite),
                 (6, Carries, ReadWrite),
             ],
+            Step::StartAffineChunks => &[
+                (0, Params, Read),
+                (1, BucketStarts, Read),
+                (2, BucketCounts, Read),
+                (3, Entries, Read),
+                (4, Points, Read),
+                (7, ChunkStates, ReadWrite),
+            ],
+            Step::StepAffineChunks => &[
+                (0, Params, Read),
+                (1, BucketStarts, Read),
+                (2, BucketCounts, Read),
+                (3, Entries, Read),
+                (4, Points, Read),
+                (5, Buckets, ReadWrite),
+                (6, Carries, ReadWrite),
+                (7, ChunkStates, ReadWrite),
+            ],
+            Step::FinishAffineChunks => &[
+                (0, Params, Read),
+                (1, BucketStarts, Read),
+                (2, BucketCounts, Read),
+                (5, Buckets, ReadWrite),
+                (6, Carries, ReadWrite),
+                (7, ChunkStates, Read),
+            ],
             Step::CombineChunkCarries => &[
                 (0, Params, Read),
                 (1, BucketStarts, Read),
@@ -176,7 +278,10 @@ impl Step {
             Step::ConvertPoints | Step::DecomposeScalars | Step::ScatterEntries => dispatch_size(plan.n),
             // One workgroup per window.
             Step::ScanBucketCounts => (plan.num_windows, 1),
-            Step::AccumulateChunks => dispatch_size(plan.total_chunks()),
+            Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks => {
+                dispatch_size(plan.total_chunks())
+            }
+            Step::StepAffineChunks => dispatch_size(plan.affine_step_threads()),
             Step::CombineChunkCarries => dispatch_size(plan.total_buckets()),
             Step::BucketReduce => dispatch_size(plan.total_segments()),
         }

@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 
+use crate::step::Accumulation;
 use crate::wgsl::MulForm;
 use crate::MsmContext;
 
@@ -20,6 +21,14 @@ pub fn shared_context() -> Option<&'static MsmContext> {
 pub fn shared_narrow_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
+}
+
+/// Like [`shared_context`], but with batch-affine bucket accumulation on short Weierstrass
+/// curves ([`Accumulation::BatchAffine`]), so that path is tested too.
+pub fn shared_batch_affine_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    let with_affine = |ctx: MsmContext| ctx.with_accumulation(Accumulation::BatchAffine);
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()).map(with_affine))).as_ref()
 }
 
 fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {

@@ -9,7 +9,10 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{GpuCurve, MsmContext, MsmError};
 
-use webgpu_msm::testing::{shared_context as context, shared_narrow_context as narrow_context};
+use webgpu_msm::testing::{
+    shared_batch_affine_context as batch_affine_context, shared_context as context,
+    shared_narrow_context as narrow_context,
+};
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
     let bases: Vec<G::Group> = (0..16).map(|_| G::Group::rand(rng)).collect();
@@ -153,14 +156,22 @@ fn ed_on_bls12_377_edge_cases_in_13_bit_limbs() {
     edge_cases::<EdwardsAffine>(narrow_context());
 }
 
+/// Batch-affine accumulation (opt-in, short Weierstrass): the same inputs and the same answers.
+#[test]
+fn bls12_377_edge_cases_with_batch_affine_accumulation() {
+    edge_cases::<G1Affine>(batch_affine_context());
+    skewed_scalars::<G1Affine>(batch_affine_context());
+    bucket_larger_than_a_thread_can_sum::<G1Affine>(batch_affine_context());
+}
+
 /// BLS12-377's curve has the point T = (−1, 0) of order 2: on the curve, so inputs may hold it,
 /// but outside the prime-order group. The complete projective formulas are complete only on
 /// groups of odd order, so sums that pass through T may come back off the curve: that must be
-/// `InvalidGpuResult`, never a wrong answer. Batch-affine accumulation itself is exact on it
-/// (T + T = identity, where an affine doubling's 1/(2y) does not exist): all of T in one bucket.
+/// `InvalidGpuResult`, never a wrong answer. Batch-affine accumulation is exact on it (T + T =
+/// identity, where an affine doubling's 1/(2y) does not exist): T twice in one bucket.
 #[test]
 fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
-    let Some(ctx) = context() else { return };
+    let (Some(ctx), Some(affine)) = (context(), batch_affine_context()) else { return };
     let order_two = G1Affine::new_unchecked(-ark_bls12_377::Fq::ONE, ark_bls12_377::Fq::zero());
     assert!(order_two.is_on_curve());
     let mut rng = StdRng::seed_from_u64(9);
@@ -168,23 +179,50 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
     let mut points = random_points::<G1Affine>(n, &mut rng);
     points.iter_mut().step_by(2).for_each(|p| *p = order_two);
     let scalars = random_scalars::<G1Affine>(n, &mut rng);
+    let one = ark_bls12_377::Fr::from(1u64);
     for (what, points, scalars) in [
         ("(−1, 0) among equal scalars", &points, &vec![ark_bls12_377::Fr::from(3u64); n]),
         ("(−1, 0) with random scalars", &points, &scalars),
+        ("(−1, 0) n times in one bucket", &vec![order_two; n], &vec![one; n]),
+        ("(−1, 0) n − 1 times in one bucket", &vec![order_two; n - 1], &vec![one; n - 1]),
     ] {
         let expected = <G1Affine as AffineRepr>::Group::msm(points, scalars).expect("same lengths");
-        match pollster::block_on(ctx.msm(points, scalars)) {
-            Ok(got) => assert_eq!(got, expected, "{what}"),
-            Err(e) => assert!(matches!(e, MsmError::InvalidGpuResult(_)), "{what}: {e}"),
+        for ctx in [ctx, affine] {
+            match pollster::block_on(ctx.msm(points, scalars)) {
+                Ok(got) => assert_eq!(got, expected, "{what}"),
+                Err(e) => assert!(matches!(e, MsmError::InvalidGpuResult(_)), "{what}: {e}"),
+            }
         }
     }
-    check(ctx, "(−1, 0) n times in one bucket", &vec![order_two; n], &vec![ark_bls12_377::Fr::from(1u64); n]);
-    check(
-        ctx,
-        "(−1, 0) n − 1 times in one bucket",
-        &vec![order_two; n - 1],
-        &vec![ark_bls12_377::Fr::from(1u64); n - 1],
-    );
+    check(affine, "(−1, 0) twice in one bucket", &[order_two, order_two], &[one, one]);
+}
+
+#[test]
+fn bls12_377_bad_inputs_get_typed_errors() {
+    bad_inputs_get_typed_errors::<G1Affine>();
+}
+
+#[test]
+fn ed_on_bls12_377_bad_inputs_get_typed_errors() {
+    bad_inputs_get_typed_errors::<EdwardsAffine>();
+}
+
+#[test]
+fn default_context_computes_the_same_result() {
+    if context().is_none() {
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(4);
+    let points = random_points::<EdwardsAffine>(50, &mut rng);
+    let scalars = random_scalars::<EdwardsAffine>(50, &mut rng);
+    let expected = <EdwardsAffine as AffineRepr>::Group::msm(&points, &scalars).expect("same lengths");
+    assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)), Ok(expected));
+}
+
+#[test]
+fn context_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<MsmContext>();
 }
 
 /// Skewed scalars (what provers send): accumulation threads take equal chunks of points, so a
@@ -215,8 +253,8 @@ fn ed_on_bls12_377_skewed_scalars() {
 /// One bucket with 70,000 points: more additions than llvmpipe lets one shader invocation loop
 /// (65,535), which a thread-per-bucket design cannot sum there. The same few points recur, so
 /// batch-affine accumulation meets equal and opposite points often.
-fn bucket_larger_than_a_thread_can_sum<G: GpuCurve>() {
-    let Some(ctx) = context() else { return };
+fn bucket_larger_than_a_thread_can_sum<G: GpuCurve>(ctx: Option<&MsmContext>) {
+    let Some(ctx) = ctx else { return };
     let mut rng = StdRng::seed_from_u64(6);
     let n = 70_000;
     let distinct = random_points::<G>(7, &mut rng);
@@ -227,12 +265,12 @@ fn bucket_larger_than_a_thread_can_sum<G: GpuCurve>() {
 
 #[test]
 fn ed_on_bls12_377_bucket_larger_than_a_thread_can_sum() {
-    bucket_larger_than_a_thread_can_sum::<EdwardsAffine>();
+    bucket_larger_than_a_thread_can_sum::<EdwardsAffine>(context());
 }
 
 #[test]
 fn bls12_377_bucket_larger_than_a_thread_can_sum() {
-    bucket_larger_than_a_thread_can_sum::<G1Affine>();
+    bucket_larger_than_a_thread_can_sum::<G1Affine>(context());
 }
 
 /// Prepared bases: converted once, then several scalar vectors against arkworks; identity

@@ -7,7 +7,7 @@ use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
-use webgpu_msm::step::{Access, Step};
+use webgpu_msm::step::{Access, Accumulation, Step};
 use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveSpec, GpuCurve};
@@ -21,7 +21,7 @@ fn specs() -> [&'static CurveSpec; 2] {
 #[test]
 fn every_composed_shader_validates_with_naga() {
     for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
-        for stage in Stage::ALL.into_iter().filter(|s| s.used_by(&spec.model)) {
+        for stage in Stage::ALL.into_iter().filter(|s| s.supports(&spec.model)) {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
@@ -57,14 +57,18 @@ fn narrow_forms_use_no_64_bit_integers() {
 #[test]
 fn step_table_matches_the_shaders() {
     use naga::valid::GlobalUse;
-    for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
-        for stage in Stage::ALL.into_iter().filter(|&stage| Step::ALL.iter().any(|s| s.stage() == stage)) {
+    let cases = specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f)));
+    let cases = cases.flat_map(|c| [Accumulation::Projective, Accumulation::BatchAffine].map(|a| (c, a)));
+    for ((spec, form), accumulation) in cases {
+        let accumulation = accumulation.on(&spec.model);
+        let steps = || Step::of(&spec.model, accumulation);
+        for stage in Stage::ALL.into_iter().filter(|&stage| steps().any(|s| s.stage(accumulation) == stage)) {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source).expect("parses");
             let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
                 .validate(&module)
                 .expect("validates");
-            for step in Step::ALL.into_iter().filter(|s| s.stage() == stage) {
+            for step in steps().filter(|s| s.stage(accumulation) == stage) {
                 let what = format!("{} {form:?} {}", spec.name, step.name());
                 let index = module.entry_points.iter().position(|e| e.name == step.name());
                 let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));

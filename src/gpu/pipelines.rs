@@ -1,13 +1,13 @@
 //! The compute pipelines of one curve, compiled once per context and reused by every call.
 
 use crate::curve::CurveSpec;
-use crate::step::Step;
+use crate::step::{Kernels, Step};
 use crate::wgsl::{compose, MulForm, Stage};
 
-/// One compute pipeline per [`Step`] of the MSM.
+/// One compute pipeline per [`Step`] the curve runs.
 pub struct CurvePipelines {
-    /// Indexed by [`Step`].
-    by_step: Vec<wgpu::ComputePipeline>,
+    /// The curve's steps in run order, each with its pipeline.
+    steps: Vec<(Step, wgpu::ComputePipeline)>,
 }
 
 /// The composed module of `stage` for `spec`.
@@ -46,20 +46,28 @@ pub fn stage_pipelines<const K: usize>(
 
 impl CurvePipelines {
     /// Compiles every stage that holds a step once, and builds each step's pipeline from it.
-    pub fn new(device: &wgpu::Device, spec: &CurveSpec, form: MulForm) -> Self {
+    pub fn new(device: &wgpu::Device, spec: &CurveSpec, kernels: Kernels) -> Self {
+        let accumulation = kernels.accumulation.on(&spec.model);
+        let steps = || Step::of(&spec.model, accumulation);
         let modules: Vec<(Stage, wgpu::ShaderModule)> = Stage::ALL
             .into_iter()
-            .filter(|&stage| Step::ALL.iter().any(|step| step.stage() == stage))
-            .map(|stage| (stage, shader_module(device, spec, form, stage)))
+            .filter(|&stage| steps().any(|step| step.stage(accumulation) == stage))
+            .map(|stage| (stage, shader_module(device, spec, kernels.form, stage)))
             .collect();
         let module_of = |stage: Stage| &modules.iter().find(|(s, _)| *s == stage).expect("compiled above").1;
-        let by_step =
-            Step::ALL.iter().map(|step| compute_pipeline(device, module_of(step.stage()), step.name())).collect();
-        CurvePipelines { by_step }
+        let steps = steps()
+            .map(|step| (step, compute_pipeline(device, module_of(step.stage(accumulation)), step.name())))
+            .collect();
+        CurvePipelines { steps }
     }
 
-    /// The pipeline of `step`.
+    /// The curve's steps in run order.
+    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+        self.steps.iter().map(|(step, _)| *step)
+    }
+
+    /// The pipeline of `step` (one of [`CurvePipelines::steps`]).
     pub fn get(&self, step: Step) -> &wgpu::ComputePipeline {
-        &self.by_step[step as usize]
+        &self.steps.iter().find(|(s, _)| *s == step).expect("a step of this curve").1
     }
 }

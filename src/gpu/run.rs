@@ -100,7 +100,7 @@ pub async fn run_stages(
             .capture(|| {
                 let mut encoder = upload(gpu, workspace, plan, source, raw_scalars);
                 for (step, bind_group) in &steps {
-                    encode_pass(&mut encoder, step.name(), pipelines.get(*step), step.dispatch(plan), bind_group);
+                    encode_step(&mut encoder, pipelines, *step, plan, bind_group);
                 }
                 read_back_partials(gpu, encoder, workspace, partials_bytes)
             })
@@ -124,7 +124,7 @@ pub async fn run_stages(
     for (step, bind_group) in &steps {
         gpu.capture(|| {
             let mut encoder = new_encoder(gpu);
-            encode_pass(&mut encoder, step.name(), pipelines.get(*step), step.dispatch(plan), bind_group);
+            encode_step(&mut encoder, pipelines, *step, plan, bind_group);
             gpu.queue.submit([encoder.finish()]);
         })
         .await?;
@@ -161,24 +161,39 @@ fn upload(
     encoder
 }
 
+/// One compute pass of `step`: its dispatch, [`Step::repeats`] times (each dispatch sees the
+/// previous one's writes).
+fn encode_step(
+    encoder: &mut wgpu::CommandEncoder,
+    pipelines: &CurvePipelines,
+    step: Step,
+    plan: &Plan,
+    bind_group: &wgpu::BindGroup,
+) {
+    encode_pass(encoder, step.name(), pipelines.get(step), step.dispatch(plan), step.repeats(plan), bind_group);
+}
+
 fn encode_pass(
     encoder: &mut wgpu::CommandEncoder,
     name: &str,
     pipeline: &wgpu::ComputePipeline,
     (x, y): (u32, u32),
+    repeats: u32,
     bind_group: &wgpu::BindGroup,
 ) {
     let mut pass =
         encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes: None });
     pass.set_pipeline(pipeline);
     pass.set_bind_group(0, bind_group, &[]);
-    pass.dispatch_workgroups(x, y, 1);
+    for _ in 0..repeats {
+        pass.dispatch_workgroups(x, y, 1);
+    }
 }
 
 /// Encodes one dispatch of `pipeline` and submits it on its own.
 pub fn submit_pass(gpu: &Gpu, pipeline: &wgpu::ComputePipeline, bind_group: &wgpu::BindGroup, dispatch: (u32, u32)) {
     let mut encoder = new_encoder(gpu);
-    encode_pass(&mut encoder, "single pass", pipeline, dispatch, bind_group);
+    encode_pass(&mut encoder, "single pass", pipeline, dispatch, 1, bind_group);
     gpu.queue.submit([encoder.finish()]);
 }
 

@@ -18,7 +18,7 @@ use crate::step::Buffer;
 use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 
-use crate::testing::{shared_context, shared_narrow_context};
+use crate::testing::{shared_batch_affine_context, shared_context, shared_narrow_context};
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)
@@ -297,6 +297,8 @@ fn gpu_stages_match_cpu_models_bls12_377() {
     stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4), false);
     stages_match_cpu_models::<G1Affine>(shared_context(), 500, None, true);
     stages_match_cpu_models::<G1Affine>(shared_narrow_context(), 700, None, false);
+    stages_match_cpu_models::<G1Affine>(shared_batch_affine_context(), 700, None, false);
+    stages_match_cpu_models::<G1Affine>(shared_batch_affine_context(), 500, None, true);
 }
 
 #[test]

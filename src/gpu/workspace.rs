@@ -2,21 +2,20 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
-use crate::step::{Buffer, Step};
-use crate::wgsl::MulForm;
+use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
 use super::run::PreparedPiece;
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BufferSizes([u64; 12]);
+pub struct BufferSizes([u64; 13]);
 
 impl BufferSizes {
-    /// What `plan` needs on the curve `spec` with field elements in the limbs of `form`.
-    pub fn for_plan(spec: &CurveSpec, form: MulForm, plan: &Plan) -> Self {
+    /// What `plan` needs on the curve `spec` with `kernels`.
+    pub fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
         let n = plan.n as u64;
-        let field = spec.packed_words(form) as u64 * 4;
+        let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
         let windows = plan.num_windows as u64;
         let sizes = Buffer::ALL.map(|b| match b {
@@ -30,6 +29,11 @@ impl BufferSizes {
             Buffer::Buckets => plan.total_buckets() as u64 * point,
             Buffer::Partials => plan.total_segments() as u64 * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
+            // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
+            Buffer::ChunkStates => match kernels.accumulation.on(&spec.model) {
+                Accumulation::BatchAffine => plan.total_chunks() as u64 * (3 * field + 16),
+                Accumulation::Projective => 0,
+            },
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes(sizes.map(|s| s.max(16)))
@@ -60,10 +64,10 @@ impl BufferSizes {
 }
 
 /// The largest `n` whose buffers all fit the device limits.
-pub fn max_points(spec: &CurveSpec, form: MulForm, limits: &wgpu::Limits) -> u32 {
+pub fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits) -> u32 {
     let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
-    let fits = |n: u32| BufferSizes::for_plan(spec, form, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
+    let fits = |n: u32| BufferSizes::for_plan(spec, kernels, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
     let (mut lo, mut hi) = (0u32, 1u32 << 28);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
@@ -80,8 +84,8 @@ pub fn max_points(spec: &CurveSpec, form: MulForm, limits: &wgpu::Limits) -> u32
 pub struct Workspace {
     sizes: BufferSizes,
     buffers: Vec<wgpu::Buffer>,
-    /// The bind group of every step over these buffers, indexed by [`Step`].
-    bind_groups: Vec<wgpu::BindGroup>,
+    /// The bind group of every step of the curve over these buffers, in run order.
+    bind_groups: Vec<(Step, wgpu::BindGroup)>,
 }
 
 impl Workspace {
@@ -115,8 +119,10 @@ impl Workspace {
                 })
             })
             .collect();
-        let bind_groups =
-            Step::ALL.iter().map(|&step| bind_group(device, pipelines, step, |b| &buffers[b as usize])).collect();
+        let bind_groups = pipelines
+            .steps()
+            .map(|step| (step, bind_group(device, pipelines, step, |b| &buffers[b as usize])))
+            .collect();
         Workspace { sizes, buffers, bind_groups }
     }
 
@@ -129,17 +135,16 @@ impl Workspace {
         pipelines: &CurvePipelines,
         prepared: Option<&PreparedPiece>,
     ) -> Vec<(Step, wgpu::BindGroup)> {
-        let own = |step: Step| self.bind_groups[step as usize].clone();
-        Step::ALL
-            .into_iter()
-            .filter_map(|step| match prepared {
-                None => Some((step, own(step))),
+        self.bind_groups
+            .iter()
+            .filter_map(|(step, own)| match prepared {
+                None => Some((*step, own.clone())),
                 Some(_) if step.skipped_with_prepared_bases() => None,
                 Some(piece) if step.binds_prepared_bases() => {
                     let buffer = |b: Buffer| piece.buffer(b).unwrap_or(&self.buffers[b as usize]);
-                    Some((step, bind_group(device, pipelines, step, buffer)))
+                    Some((*step, bind_group(device, pipelines, *step, buffer)))
                 }
-                Some(_) => Some((step, own(step))),
+                Some(_) => Some((*step, own.clone())),
             })
             .collect()
     }

@@ -40,15 +40,11 @@ impl Stage {
         Stage::Benchmarks,
     ];
 
-    /// Whether curves of `model` use this stage: bucket accumulation is batch-affine on short
-    /// Weierstrass curves and projective (`Smvp`) on twisted Edwards curves, whose mixed
-    /// addition (7 multiplications) is already cheaper than an affine one.
-    pub fn used_by(self, model: &CurveModel) -> bool {
-        match self {
-            Stage::Smvp => matches!(model, CurveModel::TwistedEdwardsAMinus1 { .. }),
-            Stage::AccumulateAffine => matches!(model, CurveModel::ShortWeierstrassA0 { .. }),
-            _ => true,
-        }
+    /// Whether the stage exists for curves of `model`: batch-affine accumulation only for short
+    /// Weierstrass curves (a twisted Edwards mixed addition, 7 multiplications, is already
+    /// cheaper than an affine one).
+    pub fn supports(self, model: &CurveModel) -> bool {
+        self != Stage::AccumulateAffine || matches!(model, CurveModel::ShortWeierstrassA0 { .. })
     }
 
     /// The template file name under `shaders/`.
