@@ -11,6 +11,16 @@
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
 // partials[w·T + t]: thread (w, t)'s share of window w's sum.
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
+// Empty buckets (start = end) are never written by stage 3: they read as the identity.
+@group(0) @binding(3) var<storage, read> bucket_starts: array<u32>;
+@group(0) @binding(4) var<storage, read> bucket_ends: array<u32>;
+
+fn bucket(j: u32) -> Point {
+    if (bucket_starts[j] == bucket_ends[j]) {
+        return point_identity();
+    }
+    return point_unpack(buckets[j]);
+}
 
 // The thread's work is a sequence of point additions, all through ONE call of point_add:
 // drivers inline every call, so a single call site keeps this shader small (compile time, and
@@ -45,7 +55,7 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         if (op < accumulate_ops) {
             if (op % 2u == 0u) {
                 lhs = running;
-                rhs = point_unpack(buckets[first + len - 1u - op / 2u]);
+                rhs = bucket(first + len - 1u - op / 2u);
             } else {
                 lhs = sum;
                 rhs = running;

@@ -268,7 +268,13 @@ impl Step {
                 (5, Buckets, ReadWrite),
                 (6, Carries, Read),
             ],
-            Step::BucketReduce => &[(0, Params, Read), (1, Buckets, Read), (2, Partials, ReadWrite)],
+            Step::BucketReduce => &[
+                (0, Params, Read),
+                (1, Buckets, Read),
+                (2, Partials, ReadWrite),
+                (3, BucketStarts, Read),
+                (4, BucketCounts, Read),
+            ],
         }
     }
 
@@ -282,7 +288,7 @@ impl Step {
                 dispatch_size(plan.total_chunks())
             }
             Step::StepAffineChunks => dispatch_size(plan.affine_step_threads()),
-            Step::CombineChunkCarries => dispatch_size(plan.total_buckets()),
+            Step::CombineChunkCarries => dispatch_size(plan.total_chunks()),
             Step::BucketReduce => dispatch_size(plan.total_segments()),
         }
     }

@@ -271,10 +271,18 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let gpu_csr = cpu_model::Csr { starts, ends, entries: gpu_entries };
     assert!(gpu_csr == csr, "stage 2 entries differ from the CPU model");
 
-    // Stage 3: bucket sums from the GPU's own CSR.
+    // Stage 3: bucket sums from the GPU's own CSR. Empty buckets are never written (stage 4
+    // reads them as the identity), so only the others are decoded.
     let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
-    let gpu_buckets =
-        decode_points::<G>(&read(Buffer::Buckets, buckets * point_words), ctx.mul_form()).expect("buckets on curve");
+    let words = read(Buffer::Buckets, buckets * point_words);
+    let gpu_buckets: Vec<G::Group> = words
+        .chunks_exact(point_words)
+        .zip(&counted)
+        .map(|(point, &count)| match count {
+            0 => G::Group::zero(),
+            _ => decode_points::<G>(point, ctx.mul_form()).expect("buckets on curve")[0],
+        })
+        .collect();
     assert!(gpu_buckets == cpu_model::smvp(&points, &gpu_csr), "stage 3 buckets");
 
     // Stage 4: partial sums from the GPU's own buckets.
