@@ -217,7 +217,7 @@ impl MsmContext {
         if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
-        let pipelines = self.gpu.capture(|| CurvePipelines::new(&self.gpu.device, G::spec(), self.kernels)).await?;
+        let pipelines = CurvePipelines::new(&self.gpu, G::spec(), self.kernels).await?;
         let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
         *slot = Some(runner.clone());
         Ok(runner)

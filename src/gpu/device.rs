@@ -96,6 +96,13 @@ impl Gpu {
         Ok(value)
     }
 
+    /// [`Gpu::capture`] on a thread of its own (natively, where the scopes' futures are ready
+    /// once popped): error scopes belong to the thread that pushes them.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn capture_blocking<T>(&self, work: impl FnOnce() -> T) -> Result<T, MsmError> {
+        pollster::block_on(self.capture(work))
+    }
+
     fn gpu_error(&self, e: wgpu::Error) -> MsmError {
         self.error(e.to_string())
     }

@@ -2,6 +2,9 @@
 
 use crate::curve::CurveSpec;
 use crate::step::{Kernels, Step};
+use crate::MsmError;
+
+use super::device::Gpu;
 use crate::wgsl::{compose, MulForm, Stage};
 
 /// One compute pipeline per [`Step`] the curve runs.
@@ -44,21 +47,48 @@ pub fn stage_pipelines<const K: usize>(
     entry_points.map(|entry| compute_pipeline(device, &module, entry))
 }
 
+/// The pipelines of `steps`, all held by the module of `stage`.
+fn stage_steps(
+    device: &wgpu::Device,
+    spec: &CurveSpec,
+    form: MulForm,
+    stage: Stage,
+    steps: &[Step],
+) -> Vec<(Step, wgpu::ComputePipeline)> {
+    let module = shader_module(device, spec, form, stage);
+    steps.iter().map(|&step| (step, compute_pipeline(device, &module, step.name()))).collect()
+}
+
 impl CurvePipelines {
     /// Compiles every stage that holds a step once, and builds each step's pipeline from it.
-    pub fn new(device: &wgpu::Device, spec: &CurveSpec, kernels: Kernels) -> Self {
+    /// Natively the stages compile in parallel, one thread each (drivers compile a pipeline
+    /// when it is created: most of a cold start); in browsers one after the other.
+    pub async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
         let accumulation = kernels.accumulation.on(&spec.model);
-        let steps = || Step::of(&spec.model, accumulation);
-        let modules: Vec<(Stage, wgpu::ShaderModule)> = Stage::ALL
+        let by_stage: Vec<(Stage, Vec<Step>)> = Stage::ALL
             .into_iter()
-            .filter(|&stage| steps().any(|step| step.stage(accumulation) == stage))
-            .map(|stage| (stage, shader_module(device, spec, kernels.form, stage)))
+            .map(|stage| {
+                (stage, Step::of(&spec.model, accumulation).filter(|s| s.stage(accumulation) == stage).collect())
+            })
+            .filter(|(_, steps): &(Stage, Vec<Step>)| !steps.is_empty())
             .collect();
-        let module_of = |stage: Stage| &modules.iter().find(|(s, _)| *s == stage).expect("compiled above").1;
-        let steps = steps()
-            .map(|step| (step, compute_pipeline(device, module_of(step.stage(accumulation)), step.name())))
-            .collect();
-        CurvePipelines { steps }
+        let compile = |(stage, steps): &(Stage, Vec<Step>)| stage_steps(&gpu.device, spec, kernels.form, *stage, steps);
+        #[cfg(not(target_arch = "wasm32"))]
+        let compiled = std::thread::scope(|scope| {
+            let threads: Vec<_> =
+                by_stage.iter().map(|stage| scope.spawn(|| gpu.capture_blocking(|| compile(stage)))).collect();
+            threads
+                .into_iter()
+                .map(|thread| {
+                    thread.join().unwrap_or_else(|_| Err(MsmError::Gpu("pipeline compilation panicked".into())))
+                })
+                .collect::<Result<Vec<_>, MsmError>>()
+        })?;
+        #[cfg(target_arch = "wasm32")]
+        let compiled = gpu.capture(|| by_stage.iter().map(compile).collect::<Vec<_>>()).await?;
+        let mut steps: Vec<(Step, wgpu::ComputePipeline)> = compiled.into_iter().flatten().collect();
+        steps.sort_by_key(|(step, _)| *step as usize);
+        Ok(CurvePipelines { steps })
     }
 
     /// The curve's steps in run order.
