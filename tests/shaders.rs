@@ -209,6 +209,14 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
         assert_eq!(muls("stored_from_raw"), costs.convert, "{} convert", spec.name);
         assert_eq!(muls("point_add_stored") + finish, costs.add_stored, "{} add_stored", spec.name);
         assert_eq!(muls("point_add") + finish, costs.add, "{} add", spec.name);
+        if Stage::AccumulateAffine.supports(&spec.model) {
+            // Montgomery's trick in the step kernel, then affine_add without the square of a
+            // doubling's numerator (doublings are rare; the inversion is counted apart).
+            let source = compose(spec, Stage::AccumulateAffine, MulForm::Unrolled);
+            let step = body_muls(&source, "step_affine_chunks") + 2 * source.matches("field_mul_x2(inverse").count();
+            let add = body_muls(&source, "affine_add") - 1;
+            assert_eq!((step + add) as u64, costs.affine_add, "{} affine_add", spec.name);
+        }
     }
 }
 
