@@ -5,11 +5,12 @@
 //!    windows, bucket counts;
 //! 2. `transpose` — CSR sparse-matrix transposition: prefix scan and scatter of point indices;
 //! 3. `smvp` — load-balanced bucket accumulation (equal chunks of points per thread, then the
-//!    pieces of buckets that span chunks);
+//!    pieces of buckets that span chunks); batch-affine on request for short Weierstrass curves;
 //! 4. `bucket_reduce` — parallel running-sum bucket reduction.
 //!
 //! Only the per-window sums of the reduction's partial results and Horner's rule run on the
-//! host. Results equal arkworks' `VariableBaseMSM::msm`.
+//! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
+//! 64-bit products on devices with 64-bit integers (native), 13-bit limbs elsewhere (browsers).
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), webgpu_msm::MsmError> {
