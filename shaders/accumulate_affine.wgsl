@@ -13,7 +13,7 @@
 //     is flushed (as smvp.wgsl does) and the sum restarts at the next point; otherwise the point
 //     is added (doubling when it equals the sum; the identity when it is its negative);
 //   finish_affine_chunks: one thread per chunk flushes its last piece;
-//   combine_chunk_carries (chunks.wgsl) as for the projective kernels.
+//   bucket_reduce.wgsl adds the pieces of buckets that span chunks, as for the projective kernels.
 #import common
 #import field
 #import curve

@@ -3,6 +3,11 @@
 //   Σ_{b in segment t} b·B_b = Σ_b (b − t·L)·B_b + (t·L)·Σ_b B_b
 // with a running sum from the top bucket down plus one small scalar multiplication. The host
 // adds the T partial sums of each window and combines the windows (Horner).
+//
+// Stage 3 leaves a bucket B_b in pieces: its first piece in buckets[], and one carry per later
+// accumulation chunk it reaches into (see chunks.wgsl). The running sum adds every piece, so the
+// pieces are combined here, with no pass of their own; empty buckets (start = end) are never
+// written and add nothing.
 #import common
 #import field
 #import curve
@@ -11,23 +16,43 @@
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
 // partials[w·T + t]: thread (w, t)'s share of window w's sum.
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
-// Empty buckets (start = end) are never written by stage 3: they read as the identity.
 @group(0) @binding(3) var<storage, read> bucket_starts: array<u32>;
 @group(0) @binding(4) var<storage, read> bucket_ends: array<u32>;
+// carries[w·C + k]: chunk k's piece of the bucket that was already open when the chunk began.
+@group(0) @binding(5) var<storage, read> carries: array<PointPacked>;
 
-fn bucket(j: u32) -> Point {
-    if (bucket_starts[j] == bucket_ends[j]) {
-        return point_identity();
+// Pieces of bucket j (global index; window w): 0 when empty, else 1 + the chunks after its
+// first that it reaches into.
+fn pieces(j: u32, w: u32) -> u32 {
+    let start = bucket_starts[j];
+    let end = bucket_ends[j];
+    if (start == end) {
+        return 0u;
     }
-    return point_unpack(buckets[j]);
+    return 1u + (end - 1u - w * params.n) / params.chunk_len - (start - w * params.n) / params.chunk_len;
+}
+
+// Piece i of bucket j: its first piece, then the carries of the chunks after the first.
+fn piece(j: u32, w: u32, i: u32) -> Point {
+    if (i == 0u) {
+        return point_unpack(buckets[j]);
+    }
+    let first_chunk = (bucket_starts[j] - w * params.n) / params.chunk_len;
+    return point_unpack(carries[w * params.chunks_per_window + first_chunk + i]);
 }
 
 // The thread's work is a sequence of point additions, all through ONE call of point_add:
 // drivers inline every call, so a single call site keeps this shader small (compile time, and
 // shader size limits of software GPUs). Complete formulas make point_add(p, p) a doubling.
-//   ops [0, 2L): running += B_k, then sum += running, for k = L down to 1;
+//   for k = L down to 1: running += each piece of B_k, then sum += running;
 //   then for each bit of m = t·L from the top: scaled += scaled, and scaled += running if set;
 //   last: sum += scaled.
+const OP_PIECE: u32 = 0u;   // running += piece `next_piece` of bucket k
+const OP_SUM: u32 = 1u;     // sum += running, then the next bucket down
+const OP_SCALE: u32 = 2u;   // scaled += scaled (then scaled += running if the bit is set)
+const OP_SCALE_ADD: u32 = 3u;
+const OP_LAST: u32 = 4u;    // sum += scaled
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = thread_index(gid, nwg);
@@ -43,45 +68,68 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     if (m != 0u) {
         bits = 32u - countLeadingZeros(m);
     }
-    let accumulate_ops = 2u * len;
-    let total_ops = accumulate_ops + 2u * bits + 1u;
 
     var running = point_identity();
     var sum = point_identity();
     var scaled = point_identity();
-    for (var op = 0u; op < total_ops; op = op + 1u) {
-        var lhs: Point;
+    // Bucket k of the segment (L down to 1) and its pieces.
+    var k = len;
+    var next_piece = 0u;
+    var bucket_pieces = pieces(first + k - 1u, w);
+    var op = OP_PIECE;
+    var bit = bits;
+    loop {
+        // Skip what adds nothing: a bucket's pieces once added, scaling without a set bit.
+        if (op == OP_PIECE && next_piece == bucket_pieces) {
+            op = OP_SUM;
+        }
+        if (op == OP_SCALE_ADD && ((m >> bit) & 1u) == 0u) {
+            op = OP_SCALE;
+        }
+        if (op == OP_SCALE && bit == 0u) {
+            op = OP_LAST;
+        }
+        var lhs = running;
         var rhs: Point;
-        if (op < accumulate_ops) {
-            if (op % 2u == 0u) {
-                lhs = running;
-                rhs = bucket(first + len - 1u - op / 2u);
-            } else {
-                lhs = sum;
-                rhs = running;
-            }
-        } else if (op + 1u < total_ops) {
-            let j = op - accumulate_ops;
-            let bit = bits - 1u - j / 2u;
+        if (op == OP_PIECE) {
+            rhs = piece(first + k - 1u, w, next_piece);
+        } else if (op == OP_SUM) {
+            lhs = sum;
+            rhs = running;
+        } else if (op == OP_SCALE) {
             lhs = scaled;
             rhs = scaled;
-            if (j % 2u == 1u) {
-                if (((m >> bit) & 1u) == 0u) {
-                    continue;
-                }
-                rhs = running;
-            }
+        } else if (op == OP_SCALE_ADD) {
+            lhs = scaled;
+            rhs = running;
         } else {
             lhs = sum;
             rhs = scaled;
         }
         let result = point_add(lhs, rhs);
-        if (op < accumulate_ops && op % 2u == 0u) {
+        if (op == OP_PIECE) {
             running = result;
-        } else if (op < accumulate_ops || op + 1u == total_ops) {
+            next_piece = next_piece + 1u;
+        } else if (op == OP_SUM) {
             sum = result;
-        } else {
+            k = k - 1u;
+            if (k == 0u) {
+                op = OP_SCALE;
+            } else {
+                next_piece = 0u;
+                bucket_pieces = pieces(first + k - 1u, w);
+                op = OP_PIECE;
+            }
+        } else if (op == OP_SCALE) {
             scaled = result;
+            bit = bit - 1u;
+            op = OP_SCALE_ADD;
+        } else if (op == OP_SCALE_ADD) {
+            scaled = result;
+            op = OP_SCALE;
+        } else {
+            sum = result;
+            break;
         }
     }
     partials[id] = point_pack(sum);

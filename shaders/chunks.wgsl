@@ -3,10 +3,8 @@
 // bucket, and are cut into chunks of S = params.chunk_len entries; chunk c = w·C + k holds
 // entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)). The importing template declares params,
 // bucket_starts, bucket_ends, entries, points, buckets and carries.
-//   combine_chunk_carries: once every chunk has flushed its pieces, one thread per chunk: when
-//     the chunk's last bucket began in it and runs on into later chunks, the thread adds their
-//     carries to the bucket's first piece. Empty buckets are never written (bucket_reduce
-//     skips them).
+// A bucket that spans chunks is left in pieces (its first in buckets[], the others in the carry
+// slots of the later chunks); bucket_reduce.wgsl adds them up. Empty buckets are never written.
 
 // The bucket of window w (global index w·h + b) whose entries contain CSR offset `entry`: the
 // last bucket starting at or before it. Empty buckets start where the next one starts, so the
@@ -60,29 +58,4 @@ fn load_entry(e: u32) -> Stored {
         return stored_negate(q);
     }
     return q;
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn combine_chunk_carries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let chunk = thread_index(gid, nwg);
-    if (chunk >= params.num_windows * params.chunks_per_window) {
-        return;
-    }
-    let range = chunk_range(chunk);
-    if (range.x >= range.y) {
-        return;
-    }
-    let w = chunk / params.chunks_per_window;
-    let j = bucket_containing(w, range.y - 1u);
-    let end = bucket_ends[j];
-    // Only the chunk holding the bucket's first piece combines it, and only if it spans on.
-    if (bucket_starts[j] < range.x || end <= range.y) {
-        return;
-    }
-    let last_chunk = w * params.chunks_per_window + (end - 1u - w * params.n) / params.chunk_len;
-    var acc = point_unpack(buckets[j]);
-    for (var k = chunk + 1u; k <= last_chunk; k = k + 1u) {
-        acc = point_add(acc, point_unpack(carries[k]));
-    }
-    buckets[j] = point_pack(acc);
 }

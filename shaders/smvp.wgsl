@@ -6,7 +6,7 @@
 //   accumulate_chunks: a bucket inside the chunk is written to buckets[]; a bucket that starts
 //     in the chunk but runs past its end is written to buckets[] too (its first piece); the piece
 //     of a bucket that started in an earlier chunk goes to the chunk's carry slot.
-//   combine_chunk_carries (chunks.wgsl) then adds the pieces of buckets that span chunks.
+//   bucket_reduce.wgsl then adds the pieces of buckets that span chunks.
 #import common
 #import field
 #import curve

@@ -24,14 +24,13 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
             let inversions = (plan.chunk_len as u64 - 1) * plan.affine_step_threads() as u64;
             additions * muls.affine_add + inversions * inversion_muls(&spec.field)
         }
-        Step::CombineChunkCarries => chunk_carries(plan, counts) * muls.add,
-        Step::BucketReduce => reduction_additions(plan) * muls.add,
+        Step::BucketReduce => (reduction_additions(plan) + bucket_pieces(plan, counts)) * muls.add,
     };
     Step::ALL.into_iter().map(|step| (step, of(step))).collect()
 }
 
-/// Carries that `combine_chunk_carries` adds: for each bucket, the chunks after its first that
-/// it reaches into.
+/// Carries that `bucket_reduce` adds besides the buckets' first pieces: for each bucket, the
+/// chunks after its first that it reaches into.
 pub fn chunk_carries(plan: &Plan, counts: &[u32]) -> u64 {
     let (n, s) = (plan.n as u64, plan.chunk_len as u64);
     let mut carries = 0;
@@ -54,14 +53,15 @@ pub fn bucket_pieces(plan: &Plan, counts: &[u32]) -> u64 {
     counts.iter().filter(|&&c| c > 0).count() as u64 + chunk_carries(plan, counts)
 }
 
-/// Point additions of `bucket_reduce`: per thread 2L for the running sums, one doubling per bit
-/// of its offset m = t·L and one addition per set bit, and the final addition.
+/// Point additions of `bucket_reduce` besides adding the buckets' pieces into the running sum
+/// ([`bucket_pieces`]): per thread L for the sums of the running sum, one doubling per bit of its
+/// offset m = t·L and one addition per set bit, and the final addition.
 pub fn reduction_additions(plan: &Plan) -> u64 {
     let len = plan.segment_len as u64;
     let per_window: u64 = (0..plan.segments as u64)
         .map(|t| {
             let m = t * len;
-            2 * len + (64 - m.leading_zeros() as u64) + m.count_ones() as u64 + 1
+            len + (64 - m.leading_zeros() as u64) + m.count_ones() as u64 + 1
         })
         .sum();
     per_window * plan.num_windows as u64

@@ -133,15 +133,14 @@ pub enum Step {
     StepAffineChunks,
     /// Stage 3 (short Weierstrass): each chunk's last running sum into its bucket or carry.
     FinishAffineChunks,
-    /// Stage 3: the pieces of buckets that span several chunks.
-    CombineChunkCarries,
-    /// Stage 4: running-sum bucket reduction into per-segment partial sums.
+    /// Stage 4: running-sum bucket reduction into per-segment partial sums, adding every piece
+    /// of each bucket (its first, then the carries of the later chunks it reaches into).
     BucketReduce,
 }
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 10] = [
+    pub const ALL: [Step; 9] = [
         Step::ConvertPoints,
         Step::DecomposeScalars,
         Step::ScanBucketCounts,
@@ -150,7 +149,6 @@ impl Step {
         Step::StartAffineChunks,
         Step::StepAffineChunks,
         Step::FinishAffineChunks,
-        Step::CombineChunkCarries,
         Step::BucketReduce,
     ];
 
@@ -166,7 +164,6 @@ impl Step {
             Step::StartAffineChunks => "start_affine_chunks",
             Step::StepAffineChunks => "step_affine_chunks",
             Step::FinishAffineChunks => "finish_affine_chunks",
-            Step::CombineChunkCarries => "combine_chunk_carries",
             Step::BucketReduce => "bucket_reduce",
         }
     }
@@ -183,16 +180,13 @@ impl Step {
         })
     }
 
-    /// The stage whose composed module holds the entry point with `accumulation` (the chunk
-    /// carries are combined in whichever accumulation module runs).
-    pub fn stage(self, accumulation: Accumulation) -> Stage {
+    /// The stage whose composed module holds the entry point.
+    pub fn stage(self) -> Stage {
         match self {
             Step::ConvertPoints | Step::DecomposeScalars => Stage::ConvertAndDecompose,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
             Step::AccumulateChunks => Stage::Smvp,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
-            Step::CombineChunkCarries if accumulation == Accumulation::BatchAffine => Stage::AccumulateAffine,
-            Step::CombineChunkCarries => Stage::Smvp,
             Step::BucketReduce => Stage::BucketReduce,
         }
     }
@@ -261,19 +255,13 @@ impl Step {
                 (6, Carries, ReadWrite),
                 (7, ChunkStates, Read),
             ],
-            Step::CombineChunkCarries => &[
-                (0, Params, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (5, Buckets, ReadWrite),
-                (6, Carries, Read),
-            ],
             Step::BucketReduce => &[
                 (0, Params, Read),
                 (1, Buckets, Read),
                 (2, Partials, ReadWrite),
                 (3, BucketStarts, Read),
                 (4, BucketCounts, Read),
+                (5, Carries, Read),
             ],
         }
     }
@@ -288,7 +276,6 @@ impl Step {
                 dispatch_size(plan.total_chunks())
             }
             Step::StepAffineChunks => dispatch_size(plan.affine_step_threads()),
-            Step::CombineChunkCarries => dispatch_size(plan.total_chunks()),
             Step::BucketReduce => dispatch_size(plan.total_segments()),
         }
     }

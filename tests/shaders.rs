@@ -62,13 +62,13 @@ fn step_table_matches_the_shaders() {
     for ((spec, form), accumulation) in cases {
         let accumulation = accumulation.on(&spec.model);
         let steps = || Step::of(&spec.model, accumulation);
-        for stage in Stage::ALL.into_iter().filter(|&stage| steps().any(|s| s.stage(accumulation) == stage)) {
+        for stage in Stage::ALL.into_iter().filter(|&stage| steps().any(|s| s.stage() == stage)) {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source).expect("parses");
             let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
                 .validate(&module)
                 .expect("validates");
-            for step in steps().filter(|s| s.stage(accumulation) == stage) {
+            for step in steps().filter(|s| s.stage() == stage) {
                 let what = format!("{} {form:?} {}", spec.name, step.name());
                 let index = module.entry_points.iter().position(|e| e.name == step.name());
                 let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));

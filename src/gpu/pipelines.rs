@@ -67,9 +67,7 @@ impl CurvePipelines {
         let accumulation = kernels.accumulation.on(&spec.model);
         let by_stage: Vec<(Stage, Vec<Step>)> = Stage::ALL
             .into_iter()
-            .map(|stage| {
-                (stage, Step::of(&spec.model, accumulation).filter(|s| s.stage(accumulation) == stage).collect())
-            })
+            .map(|stage| (stage, Step::of(&spec.model, accumulation).filter(|s| s.stage() == stage).collect()))
             .filter(|(_, steps): &(Stage, Vec<Step>)| !steps.is_empty())
             .collect();
         let compile = |(stage, steps): &(Stage, Vec<Step>)| stage_steps(&gpu.device, spec, kernels.form, *stage, steps);

@@ -271,16 +271,26 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let gpu_csr = cpu_model::Csr { starts, ends, entries: gpu_entries };
     assert!(gpu_csr == csr, "stage 2 entries differ from the CPU model");
 
-    // Stage 3: bucket sums from the GPU's own CSR. Empty buckets are never written (stage 4
-    // reads them as the identity), so only the others are decoded.
+    // Stage 3: bucket sums from the GPU's own CSR. A bucket is left in pieces: its first in
+    // Buckets, then the carries of the later chunks it reaches into (stage 4 adds them). Empty
+    // buckets are never written.
     let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
-    let words = read(Buffer::Buckets, buckets * point_words);
-    let gpu_buckets: Vec<G::Group> = words
-        .chunks_exact(point_words)
-        .zip(&counted)
-        .map(|(point, &count)| match count {
-            0 => G::Group::zero(),
-            _ => decode_points::<G>(point, ctx.mul_form()).expect("buckets on curve")[0],
+    let decode = |words: &[u32]| decode_points::<G>(words, ctx.mul_form()).expect("pieces on curve")[0];
+    let firsts = read(Buffer::Buckets, buckets * point_words);
+    let carries = read(Buffer::Carries, plan.total_chunks() as usize * point_words);
+    let (n32, s, c) = (plan.n, plan.chunk_len, plan.chunks_per_window);
+    let gpu_buckets: Vec<G::Group> = (0..buckets)
+        .map(|j| {
+            let (start, end) = (gpu_csr.starts[j], gpu_csr.ends[j]);
+            if start == end {
+                return G::Group::zero();
+            }
+            let w = j as u32 / plan.num_buckets;
+            let (first, last) = ((start - w * n32) / s, (end - 1 - w * n32) / s);
+            (first + 1..=last).fold(decode(&firsts[j * point_words..(j + 1) * point_words]), |sum, k| {
+                let slot = (w * c + k) as usize * point_words;
+                sum + decode(&carries[slot..slot + point_words])
+            })
         })
         .collect();
     assert!(gpu_buckets == cpu_model::smvp(&points, &gpu_csr), "stage 3 buckets");
