@@ -289,6 +289,50 @@ pub(super) const MAX_BATCH: usize = 6;
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
 /// together; `rounds == n` emits no loop at all (the unrolled form).
 fn mul_products(n: usize, rounds: usize, k: usize) -> String {
+    let round = |c: &mut Code, d: usize, r: usize, i: usize| {
+        c.line(d, format!("let x = t{i}_0 + a{i}_{r} * b{i}.l[0];"));
+        c.line(d, "let m = (x * MU) & LIMB_MASK;");
+        c.line(d, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
+        for j in 1..n {
+            let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
+            let carry = if j == 1 { " + carry" } else { "" };
+            c.line(d, format!("t{i}_{} = {prev}a{i}_{r} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
+        }
+    };
+    let finish = |c: &mut Code, i: usize| {
+        for j in 0..n - 1 {
+            let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
+            c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
+        }
+        let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
+        limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
+        field_literal(limbs, n)
+    };
+    // Carries are resolved once, after the last round (the accumulators never overflow).
+    mul_frame(MulFrame { n, rounds, k, accumulators: n - 1 }, round, finish)
+}
+
+/// The shape of a generated multiplication: limbs, rounds per loop iteration, products, and
+/// accumulator words per product.
+pub(super) struct MulFrame {
+    pub(super) n: usize,
+    pub(super) rounds: usize,
+    pub(super) k: usize,
+    pub(super) accumulators: usize,
+}
+
+/// The frame both limb widths' `field_mul` / `field_mul_xK` share: the signature, each a's limbs
+/// as variables and zeroed accumulators `t{i}_{j}`, then rounds: `round(code, indent, r, i)`
+/// emits round r of product i inside its own block; with `rounds < n` they sit in a loop that
+/// shifts a's limb variables down by `rounds` per iteration (no runtime-indexed arrays). Last,
+/// `finish(code, i)` emits product i's final statements and returns its value (below 2p),
+/// which is reduced once.
+pub(super) fn mul_frame(
+    frame: MulFrame,
+    round: impl Fn(&mut Code, usize, usize, usize),
+    finish: impl Fn(&mut Code, usize) -> String,
+) -> String {
+    let MulFrame { n, rounds, k, accumulators } = frame;
     let mut c = Code::default();
     let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
     if k == 1 {
@@ -301,7 +345,7 @@ fn mul_products(n: usize, rounds: usize, k: usize) -> String {
         for j in 0..n {
             c.line(1, format!("var a{i}_{j}: u32 = a{i}.l[{j}];"));
         }
-        for j in 0..n - 1 {
+        for j in 0..accumulators {
             c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
         }
     }
@@ -315,14 +359,7 @@ fn mul_products(n: usize, rounds: usize, k: usize) -> String {
     for r in 0..rounds {
         for i in 0..k {
             c.line(body, "{");
-            c.line(body + 1, format!("let x = t{i}_0 + a{i}_{r} * b{i}.l[0];"));
-            c.line(body + 1, "let m = (x * MU) & LIMB_MASK;");
-            c.line(body + 1, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
-            for j in 1..n {
-                let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
-                let carry = if j == 1 { " + carry" } else { "" };
-                c.line(body + 1, format!("t{i}_{} = {prev}a{i}_{r} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
-            }
+            round(&mut c, body + 1, r, i);
             c.line(body, "}");
         }
     }
@@ -337,17 +374,7 @@ fn mul_products(n: usize, rounds: usize, k: usize) -> String {
         c.line(2, "if (k >= LIMBS) { break; }");
         c.line(1, "}");
     }
-    c.line(1, "// Resolve carries; each result is below 2p.");
-    let mut results = Vec::new();
-    for i in 0..k {
-        for j in 0..n - 1 {
-            let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
-            c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
-        }
-        let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
-        limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
-        results.push(format!("field_reduce_once({})", field_literal(limbs, n)));
-    }
+    let results: Vec<String> = (0..k).map(|i| format!("field_reduce_once({})", finish(&mut c, i))).collect();
     if k == 1 {
         c.line(1, format!("return {};", results[0]));
     } else {

@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::Montgomery;
 
-use super::field_gen::{batches_of_field_mul, field_literal, Code, MAX_BATCH};
+use super::field_gen::{batches_of_field_mul, field_literal, mul_frame, Code, MulFrame, MAX_BATCH};
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
 /// uploaded words, for the field `f` (32-bit limbs) of `spec`.
@@ -107,73 +107,28 @@ fn m_times(p_j: u32) -> Option<String> {
 /// `field_mul` (k = 1) or `field_mul_xK`: coarsely integrated operand scanning (CIOS) without
 /// the extra top words ("no-carry", valid when p's top limb is below 2^31 − 1). Round i adds
 /// a_i·b and m·p (m = t₀·MU, so the lowest word cancels) and shifts one word down; the result is
-/// below 2p and reduced once. `rounds` rounds per loop iteration, shifting the limb variables
-/// of a as the 13-bit rolled form does; `rounds == n` is straight-line code.
+/// below 2p and reduced once. `rounds` rounds per loop iteration, as the 13-bit rolled form;
+/// `rounds == n` is straight-line code.
 fn mul_products(p: &[u32], rounds: usize, k: usize) -> String {
     let n = p.len();
-    let mut c = Code::default();
-    let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
-    if k == 1 {
-        c.line(0, format!("fn field_mul({}) -> Field {{", params.join(", ")));
-    } else {
-        c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
-        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", ")));
-    }
-    for i in 0..k {
-        for j in 0..n {
-            c.line(1, format!("var a{i}_{j}: u32 = a{i}.l[{j}];"));
-            c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
+    let round = |c: &mut Code, d: usize, r: usize, i: usize| {
+        let ai = format!("u64(a{i}_{r})");
+        c.line(d, format!("var x = u64(t{i}_0) + {ai} * u64(b{i}.l[0]);"));
+        c.line(d, "var hi = x >> 32u;");
+        c.line(d, "let m = u32(x) * MU;");
+        let low = m_times(p[0]).map_or("u64(u32(x))".to_string(), |mp| format!("u64(u32(x)) + {mp}"));
+        c.line(d, format!("var y = {low};"));
+        for (j, &p_j) in p.iter().enumerate().skip(1) {
+            c.line(d, format!("x = u64(t{i}_{j}) + {ai} * u64(b{i}.l[{j}]) + hi;"));
+            c.line(d, "hi = x >> 32u;");
+            let mp = m_times(p_j).map_or(String::new(), |mp| format!(" + {mp}"));
+            c.line(d, format!("y = u64(u32(x)){mp} + (y >> 32u);"));
+            c.line(d, format!("t{i}_{} = u32(y);", j - 1));
         }
-    }
-    let looped = rounds < n;
-    let body = if looped { 2 } else { 1 };
-    if looped {
-        // Break at the bottom: llvmpipe counts every back-edge against a per-invocation budget.
-        c.line(1, "var k = 0u;");
-        c.line(1, "loop {");
-    }
-    for r in 0..rounds {
-        for i in 0..k {
-            let ai = format!("u64(a{i}_{r})");
-            c.line(body, "{");
-            let d = body + 1;
-            c.line(d, format!("var x = u64(t{i}_0) + {ai} * u64(b{i}.l[0]);"));
-            c.line(d, "var hi = x >> 32u;");
-            c.line(d, "let m = u32(x) * MU;");
-            let low = m_times(p[0]).map_or("u64(u32(x))".to_string(), |mp| format!("u64(u32(x)) + {mp}"));
-            c.line(d, format!("var y = {low};"));
-            for (j, &p_j) in p.iter().enumerate().skip(1) {
-                c.line(d, format!("x = u64(t{i}_{j}) + {ai} * u64(b{i}.l[{j}]) + hi;"));
-                c.line(d, "hi = x >> 32u;");
-                let mp = m_times(p_j).map_or(String::new(), |mp| format!(" + {mp}"));
-                c.line(d, format!("y = u64(u32(x)){mp} + (y >> 32u);"));
-                c.line(d, format!("t{i}_{} = u32(y);", j - 1));
-            }
-            c.line(d, format!("t{i}_{} = u32((y >> 32u) + hi);", n - 1));
-            c.line(body, "}");
-        }
-    }
-    if looped {
-        c.line(2, format!("// Next {rounds} limbs of each a."));
-        for i in 0..k {
-            for j in 0..n - rounds {
-                c.line(2, format!("a{i}_{j} = a{i}_{};", j + rounds));
-            }
-        }
-        c.line(2, format!("k = k + {rounds}u;"));
-        c.line(2, "if (k >= LIMBS) { break; }");
-        c.line(1, "}");
-    }
-    let results: Vec<String> = (0..k)
-        .map(|i| format!("field_reduce_once({})", field_literal((0..n).map(|j| format!("t{i}_{j}")), n)))
-        .collect();
-    if k == 1 {
-        c.line(1, format!("return {};", results[0]));
-    } else {
-        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", ")));
-    }
-    c.line(0, "}");
-    c.0
+        c.line(d, format!("t{i}_{} = u32((y >> 32u) + hi);", n - 1));
+    };
+    let finish = |_: &mut Code, i: usize| field_literal((0..n).map(|j| format!("t{i}_{j}")), n);
+    mul_frame(MulFrame { n, rounds, k, accumulators: n }, round, finish)
 }
 
 /// The product the generated multiplication computes, step for step on the CPU with every
