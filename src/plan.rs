@@ -14,10 +14,10 @@ pub const MAX_SEGMENTS: u32 = 256;
 pub const MIN_SEGMENT_LEN: u32 = 32;
 /// Fewest CSR entries one bucket-accumulation thread adds.
 pub const MIN_CHUNK_LEN: u32 = 16;
-/// Most accumulation chunks per window. The thread that combines a bucket's pieces adds one per
-/// chunk the bucket spans (all of them when every scalar is equal): 4096 additions of about 13
-/// loop back-edges each stay within llvmpipe's 65535 per invocation, and bound that serial chain
-/// on every GPU.
+/// Most accumulation chunks per window. The reduction thread that adds a bucket's pieces adds
+/// one per chunk the bucket spans (all of them when every scalar is equal): 4096 additions, plus
+/// its segment's few dozen, of at most about 13 loop back-edges each stay within llvmpipe's
+/// 65535 per invocation, and bound that serial chain on every GPU.
 pub const MAX_CHUNKS_PER_WINDOW: u32 = 4096;
 /// Batch-affine accumulation: step threads aimed for (each shares one inversion among its
 /// chunks, so fewer threads amortize it better; enough must remain to fill the device).
