@@ -18,19 +18,9 @@
 #import field
 #import curve
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> bucket_starts: array<u32>;
-// After stage 2 the cursors hold each bucket's end offset.
-@group(0) @binding(2) var<storage, read> bucket_ends: array<u32>;
-@group(0) @binding(3) var<storage, read> entries: array<u32>;
-@group(0) @binding(4) var<storage, read> points: array<StoredPacked>;
-// buckets[w·h + b − 1]: the sum of bucket b of window w.
-@group(0) @binding(5) var<storage, read_write> buckets: array<PointPacked>;
-// carries[w·C + k]: chunk k's piece of the bucket that was already open when the chunk began.
-@group(0) @binding(6) var<storage, read_write> carries: array<PointPacked>;
-@group(0) @binding(7) var<storage, read_write> chunk_states: array<ChunkState>;
-
 #import chunks
+
+@group(0) @binding(7) var<storage, read_write> chunk_states: array<ChunkState>;
 
 // A chunk between steps.
 struct ChunkState {

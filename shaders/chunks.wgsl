@@ -1,10 +1,21 @@
 // Bucket-accumulation chunks, shared by the projective (smvp.wgsl) and batch-affine
 // (accumulate_affine.wgsl) kernels. Window w's CSR entries lie at [w·n, w·n + E_w), grouped by
 // bucket, and are cut into chunks of S = params.chunk_len entries; chunk c = w·C + k holds
-// entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)). The importing template declares params,
-// bucket_starts, bucket_ends, entries, points, buckets and carries.
+// entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)).
 // A bucket that spans chunks is left in pieces (its first in buckets[], the others in the carry
 // slots of the later chunks); bucket_reduce.wgsl adds them up. Empty buckets are never written.
+// Importing templates import common, field and curve first.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> bucket_starts: array<u32>;
+// After stage 2 the cursors hold each bucket's end offset.
+@group(0) @binding(2) var<storage, read> bucket_ends: array<u32>;
+@group(0) @binding(3) var<storage, read> entries: array<u32>;
+@group(0) @binding(4) var<storage, read> points: array<StoredPacked>;
+// buckets[w·h + b − 1]: the sum of bucket b of window w.
+@group(0) @binding(5) var<storage, read_write> buckets: array<PointPacked>;
+// carries[w·C + k]: chunk k's piece of the bucket that was already open when the chunk began.
+@group(0) @binding(6) var<storage, read_write> carries: array<PointPacked>;
 
 // The bucket of window w (global index w·h + b) whose entries contain CSR offset `entry`: the
 // last bucket starting at or before it. Empty buckets start where the next one starts, so the

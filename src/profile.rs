@@ -3,6 +3,8 @@
 //! waited for on its own), and each step's efficiency under the cost model of [`crate::cost`]:
 //! (counted multiplications ÷ measured rate) ÷ measured time.
 
+use num_bigint::BigUint;
+
 use crate::clock::now_seconds;
 use crate::combine::combine_windows;
 use crate::cost::step_field_muls;
@@ -14,7 +16,6 @@ use crate::plan::Plan;
 use crate::step::Step;
 use crate::wgsl::Stage;
 use crate::{MsmContext, MsmError};
-use num_bigint::BigUint;
 
 /// Threads of the microbenchmark.
 const BENCH_THREADS: u32 = 16_384;

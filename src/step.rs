@@ -124,14 +124,17 @@ pub enum Step {
     ScanBucketCounts,
     /// Stage 2: scatter of point indices into the CSR entries of their buckets.
     ScatterEntries,
-    /// Stage 3 (twisted Edwards): bucket accumulation, an equal chunk of entries per thread.
+    /// Stage 3 ([`Accumulation::Projective`]): bucket accumulation, an equal chunk of entries per
+    /// thread.
     AccumulateChunks,
-    /// Stage 3 (short Weierstrass): each chunk's first point becomes its affine running sum.
+    /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's first point becomes its affine
+    /// running sum.
     StartAffineChunks,
-    /// Stage 3 (short Weierstrass): one batch-affine addition per chunk, one inversion per
-    /// thread's batch of chunks; dispatched `chunk_len − 1` times.
+    /// Stage 3 ([`Accumulation::BatchAffine`]): one batch-affine addition per chunk, one
+    /// inversion per thread's batch of chunks; dispatched `chunk_len − 1` times.
     StepAffineChunks,
-    /// Stage 3 (short Weierstrass): each chunk's last running sum into its bucket or carry.
+    /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's last running sum into its bucket
+    /// or carry.
     FinishAffineChunks,
     /// Stage 4: running-sum bucket reduction into per-segment partial sums, adding every piece
     /// of each bucket (its first, then the carries of the later chunks it reaches into).

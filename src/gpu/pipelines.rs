@@ -61,13 +61,13 @@ fn stage_steps(
 
 impl CurvePipelines {
     /// Compiles every stage that holds a step once, and builds each step's pipeline from it.
-    /// Natively the stages compile in parallel, one thread each (drivers compile a pipeline
-    /// when it is created: most of a cold start); in browsers one after the other.
+    /// Natively the stages compile in parallel, one thread each, for drivers that compile a
+    /// pipeline when it is created (lavapipe compiles at its first dispatch instead, so there it
+    /// gains little); in browsers one after the other.
     pub async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
-        let accumulation = kernels.accumulation.on(&spec.model);
         let by_stage: Vec<(Stage, Vec<Step>)> = Stage::ALL
             .into_iter()
-            .map(|stage| (stage, Step::of(&spec.model, accumulation).filter(|s| s.stage() == stage).collect()))
+            .map(|stage| (stage, Step::of(&spec.model, kernels.accumulation).filter(|s| s.stage() == stage).collect()))
             .filter(|(_, steps): &(Stage, Vec<Step>)| !steps.is_empty())
             .collect();
         let compile = |(stage, steps): &(Stage, Vec<Step>)| stage_steps(&gpu.device, spec, kernels.form, *stage, steps);

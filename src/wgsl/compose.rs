@@ -5,6 +5,7 @@
 //! `shaders/field.wgsl`) and `curve` (`shaders/curve_sw.wgsl` or `shaders/curve_te.wgsl`).
 
 use crate::curve::{CurveModel, CurveSpec};
+use crate::step::Accumulation;
 
 use super::field_gen::{self, MulForm};
 
@@ -40,11 +41,10 @@ impl Stage {
         Stage::Benchmarks,
     ];
 
-    /// Whether the stage exists for curves of `model`: batch-affine accumulation only for short
-    /// Weierstrass curves (a twisted Edwards mixed addition, 7 multiplications, is already
-    /// cheaper than an affine one).
+    /// Whether the stage exists for curves of `model`: batch-affine accumulation only where
+    /// [`Accumulation::on`] allows it.
     pub fn supports(self, model: &CurveModel) -> bool {
-        self != Stage::AccumulateAffine || matches!(model, CurveModel::ShortWeierstrassA0 { .. })
+        self != Stage::AccumulateAffine || Accumulation::BatchAffine.on(model) == Accumulation::BatchAffine
     }
 
     /// The template file name under `shaders/`.

@@ -140,8 +140,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     }
     out += &words_tests(spec);
     out += &field_eq(n);
-    // Batch-affine accumulation shares one inversion among many additions.
-    out += &super::inversion::inversion(f);
+    out += &super::inversion::inversion_constants(f);
     out
 }
 
@@ -259,16 +258,23 @@ fn sub(spec: &CurveSpec) -> String {
 /// the chunks a bucket can span), so no thread comes near the budget.
 fn mul(spec: &CurveSpec, rounds: usize) -> String {
     let n = spec.field.limbs;
-    assert!(rounds > 0 && rounds <= n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
-    if rounds < n {
-        return (1..=MAX_BATCH).map(|k| mul_products(n, rounds, k)).collect();
-    }
-    mul_products(n, n, 1) + &batches_of_field_mul()
+    mul_functions(n, rounds, |rounds, k| mul_products(n, rounds, k))
 }
 
-/// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`: the batches of straight-line
-/// forms (drivers inline the calls; the WGSL stays small).
-pub(super) fn batches_of_field_mul() -> String {
+/// `field_mul` and `field_mul_xK` (K ≤ [`MAX_BATCH`]) of either limb width, `products(rounds,
+/// k)` generating one of them. Rolled (`rounds < n`): each batch is its own function, one loop
+/// advancing all its products. Straight-line (`rounds == n`): one `field_mul`, and the batches
+/// call it (drivers inline the calls; the WGSL stays small).
+pub(super) fn mul_functions(n: usize, rounds: usize, products: impl Fn(usize, usize) -> String) -> String {
+    assert!(rounds > 0 && rounds <= n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
+    if rounds < n {
+        return (1..=MAX_BATCH).map(|k| products(rounds, k)).collect();
+    }
+    products(n, 1) + &batches_of_field_mul()
+}
+
+/// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`.
+fn batches_of_field_mul() -> String {
     let mut out = String::new();
     for k in 2..=MAX_BATCH {
         let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
@@ -283,7 +289,7 @@ pub(super) fn batches_of_field_mul() -> String {
 }
 
 /// Largest number of independent products one `field_mul_xK` call computes.
-pub(super) const MAX_BATCH: usize = 6;
+const MAX_BATCH: usize = 6;
 
 /// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing

@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::Montgomery;
 
-use super::field_gen::{batches_of_field_mul, field_literal, mul_frame, Code, MulFrame, MAX_BATCH};
+use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
 /// uploaded words, for the field `f` (32-bit limbs) of `spec`.
@@ -25,13 +25,8 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize) -> Str
     out += &reduce_once(&p);
     out += &add(n);
     out += &sub(&p);
-    if rounds >= n {
-        out += &mul_products(&p, n, 1);
-        out += &batches_of_field_mul();
-    } else {
-        assert!(n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
-        out += &(1..=MAX_BATCH).map(|k| mul_products(&p, rounds, k)).collect::<String>();
-    }
+    // Any `rounds` ≥ n asks for straight-line code.
+    out += &mul_functions(n, rounds.min(n), |rounds, k| mul_products(&p, rounds, k));
     out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
             fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
     let limbs = (0..n).map(|j| if j < spec.coord_words { format!("w.w[{j}]") } else { "0u".into() });

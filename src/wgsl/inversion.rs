@@ -2,10 +2,9 @@
 //!
 //! A left-to-right sliding-window exponentiation with the odd powers a, a³, …, a^15. The
 //! schedule (squarings, then which odd power to multiply by) is computed here from p and
-//! emitted as a constant table that one short WGSL loop walks: few call sites of `field_mul`,
-//! so the shader stays small, and every thread runs the same sequence (no divergence).
-
-use std::fmt::Write;
+//! emitted as constants that one short WGSL loop (`field_inv` in `shaders/field.wgsl`) walks:
+//! few call sites of `field_mul`, so the shader stays small, and every thread runs the same
+//! sequence (no divergence).
 
 use num_bigint::BigUint;
 
@@ -62,41 +61,23 @@ pub fn inversion_muls(field: &Montgomery) -> u64 {
     precompute as u64 + loop_muls
 }
 
-/// WGSL of `field_inv(a)` for the field `field` (needs `field_mul`; `field_inv(0)` is 0).
-pub fn inversion(field: &Montgomery) -> String {
+/// The constants `field_inv` in `shaders/field.wgsl` walks for the field `field`: the odd powers
+/// to precompute, the first one, and the schedule (per step: squarings << 4 | odd power to
+/// multiply by, 0 for none) for the exponent p − 2.
+pub fn inversion_constants(field: &Montgomery) -> String {
     let (first, steps) = schedule(&(&field.modulus - 2u32));
     let table: Vec<String> = steps.iter().map(|s| format!("{}u", (s.squarings << 4) | s.power)).collect();
-    let odd = 1usize << (WINDOW - 1);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "// field_inv's schedule (src/wgsl/inversion.rs): per step, squarings << 4 | odd power\n\
-         // to multiply by (0: none), for the exponent p − 2.\n\
-         const INV_STEPS = array<u32, {}>({});",
+    format!(
+        "// field_inv's schedule for a^(p − 2) (src/wgsl/inversion.rs).\n\
+         const INV_ODD_POWERS: u32 = {}u;\n\
+         const INV_FIRST_POWER: u32 = {first}u;\n\
+         const INV_STEP_COUNT: u32 = {}u;\n\
+         const INV_STEPS = array<u32, {}>({});\n",
+        1u32 << (WINDOW - 1),
+        steps.len(),
         steps.len(),
         table.join(", ")
-    );
-    let _ = writeln!(out, "fn field_inv(a: Field) -> Field {{");
-    let _ = writeln!(out, "    let a2 = field_mul(a, a);");
-    let _ = writeln!(out, "    var powers: array<Field, {odd}>;");
-    let _ = writeln!(out, "    powers[0] = a;");
-    let _ = writeln!(out, "    for (var k = 1u; k < {odd}u; k = k + 1u) {{");
-    let _ = writeln!(out, "        powers[k] = field_mul(powers[k - 1u], a2);");
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "    var r = powers[{}];", first / 2);
-    let _ = writeln!(out, "    for (var i = 0u; i < {}u; i = i + 1u) {{", steps.len());
-    let _ = writeln!(out, "        let step = INV_STEPS[i];");
-    let _ = writeln!(out, "        for (var s = 0u; s < (step >> 4u); s = s + 1u) {{");
-    let _ = writeln!(out, "            r = field_mul(r, r);");
-    let _ = writeln!(out, "        }}");
-    let _ = writeln!(out, "        let power = step & 15u;");
-    let _ = writeln!(out, "        if (power != 0u) {{");
-    let _ = writeln!(out, "            r = field_mul(r, powers[power / 2u]);");
-    let _ = writeln!(out, "        }}");
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "    return r;");
-    let _ = writeln!(out, "}}");
-    out
+    )
 }
 
 #[cfg(test)]
