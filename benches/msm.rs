@@ -1,7 +1,7 @@
 //! GPU `msm` against arkworks' `VariableBaseMSM::msm` on the same inputs in the same run.
 //!
 //! `cargo bench --bench msm`; sizes from `WEBGPU_MSM_BENCH_LOG_SIZES` (comma-separated log2 n,
-//! default `10,12,14`), curves from `WEBGPU_MSM_BENCH_CURVES` (default both). The cold time
+//! default `10,12,14`), curves from `WEBGPU_MSM_BENCH_CURVES` (default: every curve of the build). The cold time
 //! (context creation, pipeline compilation and the first call) is printed once per curve.
 //! `gpu_warm` uploads and converts the points in every call; `gpu_prepared_bases` uses points
 //! prepared once (`MsmContext::prepare`). `--features arkworks-parallel` runs arkworks with its `parallel` feature (all cores).
@@ -17,7 +17,7 @@ use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{GpuCurve, MsmContext};
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
 
 fn env_list(name: &str, default: &str) -> Vec<String> {
     std::env::var(name).unwrap_or_else(|_| default.into()).split(',').map(|s| s.trim().to_string()).collect()
@@ -98,12 +98,23 @@ fn bench_skew<G: GpuCurve>(c: &mut Criterion, ctx: &MsmContext) {
 fn benches(c: &mut Criterion) {
     let log_sizes: Vec<u32> =
         env_list("WEBGPU_MSM_BENCH_LOG_SIZES", "10,12,14").iter().map(|s| s.parse().expect("log2 sizes")).collect();
-    for curve in env_list("WEBGPU_MSM_BENCH_CURVES", "ed-on-bls12-377,bls12-377") {
-        match curve.as_str() {
-            "bls12-377" => bench_curve::<ark_bls12_377::G1Affine>(c, &log_sizes),
-            "ed-on-bls12-377" => bench_curve::<ark_ed_on_bls12_377::EdwardsAffine>(c, &log_sizes),
-            other => panic!("unknown curve {other}"),
-        }
+    let all: Vec<&str> = CurveId::ALL.iter().map(|c| c.name()).collect();
+    for curve in env_list("WEBGPU_MSM_BENCH_CURVES", &all.join(",")) {
+        let curve: CurveId = curve.parse().unwrap_or_else(|e| panic!("WEBGPU_MSM_BENCH_CURVES: {e}"));
+        curve.call(Bench { c: &mut *c, log_sizes: &log_sizes });
+    }
+}
+
+/// One curve's benchmark group; [`CurveFn::call`] runs it on the curve named at run time.
+struct Bench<'a> {
+    c: &'a mut Criterion,
+    log_sizes: &'a [u32],
+}
+
+impl CurveFn for Bench<'_> {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        bench_curve::<G>(self.c, self.log_sizes)
     }
 }
 

@@ -18,7 +18,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
-use webgpu_msm::{GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -46,15 +46,30 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let ok = match curve.as_str() {
-        "bls12-377" => run::<ark_bls12_377::G1Affine>(log_size, profile, form, accumulation),
-        "ed-on-bls12-377" => run::<ark_ed_on_bls12_377::EdwardsAffine>(log_size, profile, form, accumulation),
-        other => {
-            eprintln!("unknown curve {other}: use bls12-377 or ed-on-bls12-377");
-            false
+    let curve: CurveId = match curve.parse() {
+        Ok(curve) => curve,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
         }
     };
+    let ok = curve.call(Run { log_size, profile, form, accumulation });
     std::process::exit(if ok { 0 } else { 1 });
+}
+
+/// The run's settings; [`CurveFn::call`] runs it on the chosen curve.
+struct Run {
+    log_size: u32,
+    profile: bool,
+    form: Option<MulForm>,
+    accumulation: Accumulation,
+}
+
+impl CurveFn for Run {
+    type Output = bool;
+    fn call<G: GpuCurve>(self) -> bool {
+        run::<G>(self.log_size, self.profile, self.form, self.accumulation)
+    }
 }
 
 /// The median of `times` (sorted in place).

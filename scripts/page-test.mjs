@@ -47,6 +47,7 @@ try {
       failure = `expected a "WebGPU unavailable" error, got status ${status}: ${result.error}`;
     }
   } else if (status !== "done") failure = `status is ${status}: ${result.error}`;
+  else if (result.curve !== new URL(url).searchParams.get("curve")) failure = `ran ${result.curve}, not the URL's curve`;
   else if (result.verified !== true) failure = "result is not verified";
   else if (!result.adapter?.trim() || !result.backend?.trim()) failure = "adapter or backend is empty";
   else if (!(result.gpuColdMs > 0 && result.gpuWarmMs > 0 && result.cpuMs >= 0)) failure = "missing timings";

@@ -1,41 +1,23 @@
 //! The byte-level API shared by the JS bindings: the encodings of the ZPrize 2023 WebGPU MSM
 //! harness, validated before anything reaches the GPU.
 //!
-//! - points: x‖y per point, each coordinate a little-endian canonical integer of 32 bytes
-//!   (ed-on-bls12-377) or 48 bytes (bls12-377); the bls12-377 identity is x = y = 0;
+//! - points: x‖y per point, each coordinate a little-endian canonical integer of as many whole
+//!   `u32` words as the base field needs: 32 bytes (ed-on-bls12-377, bn254) or 48 bytes
+//!   (bls12-377, bls12-381); the short Weierstrass identity is x = y = 0;
 //! - scalars: 32 little-endian bytes each; every value below 2^256 is accepted and used as an
 //!   integer (not reduced modulo the group order);
 //! - the result: one point in the points encoding.
 
-use std::str::FromStr;
-
 use ark_ec::CurveGroup;
 
-use crate::curve::{GpuCurve, PointError, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::curve::registry::{with_curve, with_prepared};
+use crate::curve::{CurveId, GpuCurve, PointError, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::{MsmContext, MsmError, PreparedBases};
+
+pub use crate::curve::registry::PreparedBytes;
 
 /// Bytes per scalar.
 pub const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
-
-/// A curve by the name the JS API uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CurveId {
-    /// `"bls12-377"`: BLS12-377 G1.
-    Bls12_377,
-    /// `"ed-on-bls12-377"`: the twisted Edwards curve over BLS12-377's scalar field.
-    EdOnBls12_377,
-}
-
-impl FromStr for CurveId {
-    type Err = MsmError;
-    fn from_str(name: &str) -> Result<Self, MsmError> {
-        match name {
-            "bls12-377" => Ok(CurveId::Bls12_377),
-            "ed-on-bls12-377" => Ok(CurveId::EdOnBls12_377),
-            other => Err(MsmError::UnknownCurve(other.to_string())),
-        }
-    }
-}
 
 /// Bytes per point of curve `G` (x‖y).
 pub fn point_bytes<G: GpuCurve>() -> usize {
@@ -99,10 +81,7 @@ pub struct DecodedInputs {
 impl DecodedInputs {
     /// Checks both byte buffers for `curve` (every error of this module) without any GPU work.
     pub fn decode(curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Self, MsmError> {
-        let (raw_points, raw_scalars) = match curve {
-            CurveId::Bls12_377 => decode_inputs::<ark_bls12_377::G1Affine>(points, scalars)?,
-            CurveId::EdOnBls12_377 => decode_inputs::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars)?,
-        };
+        let (raw_points, raw_scalars) = with_curve!(curve, G => decode_inputs::<G>(points, scalars)?);
         Ok(DecodedInputs { curve, raw_points, raw_scalars })
     }
 }
@@ -116,10 +95,7 @@ impl MsmContext {
 
     /// Σ kᵢ·Pᵢ of already validated inputs, in the points encoding.
     pub async fn msm_decoded(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
-        match inputs.curve {
-            CurveId::Bls12_377 => self.msm_decoded_on::<ark_bls12_377::G1Affine>(inputs).await,
-            CurveId::EdOnBls12_377 => self.msm_decoded_on::<ark_ed_on_bls12_377::EdwardsAffine>(inputs).await,
-        }
+        with_curve!(inputs.curve, G => self.msm_decoded_on::<G>(inputs).await)
     }
 
     async fn msm_decoded_on<G: GpuCurve>(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
@@ -128,21 +104,10 @@ impl MsmContext {
     }
 }
 
-/// Prepared bases of either curve, for the bytes API ([`MsmContext::prepare_bytes`]).
-pub enum PreparedBytes {
-    /// BLS12-377 G1 points.
-    Bls12_377(PreparedBases<ark_bls12_377::G1Affine>),
-    /// ed-on-bls12-377 points.
-    EdOnBls12_377(PreparedBases<ark_ed_on_bls12_377::EdwardsAffine>),
-}
-
 impl PreparedBytes {
     /// Number of points.
     pub fn len(&self) -> usize {
-        match self {
-            PreparedBytes::Bls12_377(b) => b.len(),
-            PreparedBytes::EdOnBls12_377(b) => b.len(),
-        }
+        with_prepared!(self, b => b.len())
     }
 
     /// Whether there are no points.
@@ -154,10 +119,7 @@ impl PreparedBytes {
 impl MsmContext {
     /// Validates a points buffer (every error of this module) and prepares it on the GPU.
     pub async fn prepare_bytes(&self, curve: CurveId, points: &[u8]) -> Result<PreparedBytes, MsmError> {
-        Ok(match curve {
-            CurveId::Bls12_377 => PreparedBytes::Bls12_377(self.prepare_bytes_on(points).await?),
-            CurveId::EdOnBls12_377 => PreparedBytes::EdOnBls12_377(self.prepare_bytes_on(points).await?),
-        })
+        with_curve!(curve, G, wrap => Ok(wrap(self.prepare_bytes_on::<G>(points).await?)))
     }
 
     async fn prepare_bytes_on<G: GpuCurve>(&self, points: &[u8]) -> Result<PreparedBases<G>, MsmError> {
@@ -168,10 +130,7 @@ impl MsmContext {
     /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer; the result in the points encoding.
     pub async fn msm_prepared_bytes(&self, bases: &PreparedBytes, scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
         let raw_scalars = decode_scalars(scalars)?;
-        match bases {
-            PreparedBytes::Bls12_377(b) => self.msm_prepared_bytes_on(b, &raw_scalars).await,
-            PreparedBytes::EdOnBls12_377(b) => self.msm_prepared_bytes_on(b, &raw_scalars).await,
-        }
+        with_prepared!(bases, b => self.msm_prepared_bytes_on(b, &raw_scalars).await)
     }
 
     async fn msm_prepared_bytes_on<G: GpuCurve>(

@@ -12,7 +12,7 @@ pub enum MsmError {
     #[error("could not create a WebGPU device: {0}")]
     RequestDevice(String),
     /// The curve name is not one the crate supports.
-    #[error("unknown curve {0:?}: expected \"bls12-377\" or \"ed-on-bls12-377\"")]
+    #[error("unknown curve {0:?}: expected one of {names}", names = crate::CurveId::names())]
     UnknownCurve(String),
     /// A byte buffer's length is not a multiple of its element size.
     #[error("{what} buffer of {len} bytes is not a multiple of {element} bytes")]

@@ -48,8 +48,7 @@ pub mod testing;
 pub mod wasm;
 pub mod wgsl;
 
-pub use bytes::CurveId;
 pub use context::{msm, MsmContext, MAX_PIECES};
-pub use curve::{CurveModel, CurveSpec, GpuCurve, OpMuls};
+pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, GpuCurve, OpMuls};
 pub use error::MsmError;
 pub use prepared::PreparedBases;

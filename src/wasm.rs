@@ -2,7 +2,8 @@
 //! [`crate::MsmContext::msm_bytes`]: the encodings and every check live in [`crate::bytes`].
 //!
 //! ```ts
-//! type Curve = "bls12-377" | "ed-on-bls12-377";
+//! type Curve = "bls12-377" | "ed-on-bls12-377" | "bn254" | "bls12-381"; // this build's curves
+//! export function curves(): Curve[];
 //! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
 //! export class MsmContext {
 //!   static create(): Promise<MsmContext>;
@@ -29,15 +30,23 @@ use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::bytes::{decode_inputs, encode_point, point_bytes, CurveId, DecodedInputs, PreparedBytes, SCALAR_BYTES};
-use crate::curve::GpuCurve;
+use crate::bytes::{decode_inputs, encode_point, point_bytes, DecodedInputs, PreparedBytes, SCALAR_BYTES};
+use crate::curve::registry::with_curve;
+use crate::curve::{CurveId, GpuCurve};
 use crate::MsmError;
 
+// Each curve of the registry adds its name to `CurveNames` (src/curve/registry.rs).
 #[wasm_bindgen(typescript_custom_section)]
 const CURVE_TYPE: &str = r#"
-/** The curves this package supports. */
-export type Curve = "bls12-377" | "ed-on-bls12-377";
+/** The curves this build of the package supports. */
+export type Curve = keyof CurveNames;
 "#;
+
+/// The names of the curves this build supports, in registry order.
+#[wasm_bindgen(unchecked_return_type = "Curve[]")]
+pub fn curves() -> Array {
+    CurveId::ALL.iter().map(|c| JsValue::from_str(c.name())).collect()
+}
 
 fn js_error(e: MsmError) -> JsValue {
     JsError::new(&e.to_string()).into()
@@ -197,10 +206,8 @@ pub fn random_inputs(
     n: usize,
     seed: u64,
 ) -> Result<Array, JsValue> {
-    let (points, scalars) = match curve.parse().map_err(js_error)? {
-        CurveId::Bls12_377 => random_inputs_on::<ark_bls12_377::G1Affine>(n, seed),
-        CurveId::EdOnBls12_377 => random_inputs_on::<ark_ed_on_bls12_377::EdwardsAffine>(n, seed),
-    };
+    let curve: CurveId = curve.parse().map_err(js_error)?;
+    let (points, scalars) = with_curve!(curve, G => random_inputs_on::<G>(n, seed));
     Ok(Array::of2(&Uint8Array::from(points.as_slice()), &Uint8Array::from(scalars.as_slice())))
 }
 
@@ -225,10 +232,7 @@ pub fn arkworks_msm(
     points: &[u8],
     scalars: &[u8],
 ) -> Result<Uint8Array, JsValue> {
-    let result = match curve.parse().map_err(js_error)? {
-        CurveId::Bls12_377 => arkworks_msm_on::<ark_bls12_377::G1Affine>(points, scalars),
-        CurveId::EdOnBls12_377 => arkworks_msm_on::<ark_ed_on_bls12_377::EdwardsAffine>(points, scalars),
-    }
-    .map_err(js_error)?;
+    let curve: CurveId = curve.parse().map_err(js_error)?;
+    let result = with_curve!(curve, G => arkworks_msm_on::<G>(points, scalars)).map_err(js_error)?;
     Ok(Uint8Array::from(result.as_slice()))
 }

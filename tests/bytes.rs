@@ -1,14 +1,12 @@
 //! The byte-level API behind the JS bindings: every malformed input gets its named error before
 //! any GPU work, and valid bytes (with full 256-bit scalars) give the arkworks result.
 
-use ark_bls12_377::G1Affine;
-use ark_ec::{AffineRepr, VariableBaseMSM};
-use ark_ed_on_bls12_377::EdwardsAffine;
+use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use webgpu_msm::bytes::{decode_inputs, encode_point, point_bytes, SCALAR_BYTES};
 use webgpu_msm::testing::shared_context;
-use webgpu_msm::{CurveId, GpuCurve, MsmError};
+use webgpu_msm::{CurveId, CurveModel, GpuCurve, MsmError};
 
 fn random_bytes<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -50,32 +48,36 @@ fn malformed_inputs_get_named_errors<G: GpuCurve>() {
 }
 
 #[test]
-fn malformed_bls12_377_bytes_get_named_errors() {
-    malformed_inputs_get_named_errors::<G1Affine>();
-}
-
-#[test]
-fn malformed_ed_on_bls12_377_bytes_get_named_errors() {
-    malformed_inputs_get_named_errors::<EdwardsAffine>();
-}
-
-#[test]
 fn unknown_curve_is_named() {
-    assert_eq!("bn254".parse::<CurveId>(), Err(MsmError::UnknownCurve("bn254".into())));
-    assert_eq!("bls12-377".parse::<CurveId>(), Ok(CurveId::Bls12_377));
+    assert_eq!("bn255".parse::<CurveId>(), Err(MsmError::UnknownCurve("bn255".into())));
+    for curve in CurveId::ALL {
+        assert_eq!(curve.name().parse::<CurveId>(), Ok(*curve));
+    }
 }
 
-#[test]
-fn identity_encodings() {
-    assert_eq!(encode_point::<G1Affine>(&G1Affine::zero().into_group()), vec![0u8; 96]);
-    let mut ed_identity = vec![0u8; 64];
-    ed_identity[32] = 1;
-    assert_eq!(encode_point::<EdwardsAffine>(&EdwardsAffine::zero().into_group()), ed_identity);
-    assert_eq!(G1Affine::from_xy_bytes(&[0; 48], &[0; 48]), Ok(G1Affine::zero()));
+/// The documented encoding: x‖y of 32-byte (bn254, ed-on-bls12-377) or 48-byte (bls12-377,
+/// bls12-381) coordinates; the identity is x = y = 0 on short Weierstrass curves and (0, 1) on
+/// the Edwards curve.
+fn identity_encoding<G: GpuCurve>() {
+    let coord = match G::ID.name() {
+        "bn254" | "ed-on-bls12-377" => 32,
+        "bls12-377" | "bls12-381" => 48,
+        other => panic!("no documented size for {other}"),
+    };
+    assert_eq!(point_bytes::<G>(), 2 * coord);
+    let mut identity = vec![0u8; 2 * coord];
+    if let CurveModel::TwistedEdwardsAMinus1 { .. } = G::spec().model {
+        identity[coord] = 1;
+    }
+    assert_eq!(encode_point::<G>(&G::zero().into_group()), identity);
+    assert_eq!(G::from_xy_bytes(&identity[..coord], &identity[coord..]), Ok(G::zero()));
 }
 
-fn gpu_bytes_match_arkworks<G: GpuCurve>(curve: CurveId) {
+/// `msm_bytes` and the prepared-bases bytes API against arkworks, with an identity point and a
+/// scalar above the group order.
+fn gpu_bytes_match_arkworks<G: GpuCurve>() {
     let Some(ctx) = shared_context() else { return };
+    let curve = G::ID;
     for (n, seed) in [(0, 2), (5, 3), (200, 4)] {
         let (mut points, mut scalars) = random_bytes::<G>(n, seed);
         if n > 2 {
@@ -83,17 +85,38 @@ fn gpu_bytes_match_arkworks<G: GpuCurve>(curve: CurveId) {
             let identity = encode_point::<G>(&G::zero().into_group());
             points[..identity.len()].copy_from_slice(&identity);
         }
+        let expected = reference::<G>(&points, &scalars);
         let got = pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)).expect("GPU msm");
-        assert_eq!(got, reference::<G>(&points, &scalars), "{curve:?} n = {n}");
+        assert_eq!(got, expected, "{curve} n = {n}");
+        let bases = pollster::block_on(ctx.prepare_bytes(curve, &points)).expect("prepare");
+        assert_eq!(bases.len(), n);
+        let got = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars)).expect("GPU msm, prepared");
+        assert_eq!(got, expected, "{curve} n = {n}, prepared");
     }
 }
 
-#[test]
-fn bls12_377_bytes_on_gpu_match_arkworks() {
-    gpu_bytes_match_arkworks::<G1Affine>(CurveId::Bls12_377);
+macro_rules! curve_tests {
+    ($module:ident, $affine:ty) => {
+        mod $module {
+            use super::*;
+            type G = $affine;
+
+            #[test]
+            fn malformed_bytes_get_named_errors() {
+                malformed_inputs_get_named_errors::<G>();
+            }
+
+            #[test]
+            fn identity_encoding() {
+                super::identity_encoding::<G>();
+            }
+
+            #[test]
+            fn bytes_on_gpu_match_arkworks() {
+                gpu_bytes_match_arkworks::<G>();
+            }
+        }
+    };
 }
 
-#[test]
-fn ed_on_bls12_377_bytes_on_gpu_match_arkworks() {
-    gpu_bytes_match_arkworks::<EdwardsAffine>(CurveId::EdOnBls12_377);
-}
+webgpu_msm::for_each_curve!(curve_tests);

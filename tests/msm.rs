@@ -1,13 +1,12 @@
-//! End-to-end: `msm` on the GPU equals arkworks' `VariableBaseMSM::msm` for both curves, on
-//! every kind of input, and bad input gets its typed error. Runs on the default adapter
-//! (lavapipe in CI); without one it prints SKIPPED, and fails when `CI=true`.
+//! End-to-end: `msm` on the GPU equals arkworks' `VariableBaseMSM::msm` for every curve of the
+//! build (one module of tests per curve, from the registry), on every kind of input, and bad
+//! input gets its typed error. Runs on the default adapter (lavapipe in CI); without one it
+//! prints SKIPPED, and fails when `CI=true`.
 
-use ark_bls12_377::G1Affine;
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
-use ark_ed_on_bls12_377::EdwardsAffine;
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::{GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError};
 
 use webgpu_msm::testing::{
     shared_batch_affine_context as batch_affine_context, shared_context as context,
@@ -114,63 +113,15 @@ fn large_inputs_are_split_into_passes<G: GpuCurve>() {
     assert_eq!(pollster::block_on(ctx.msm(&too_many, &zeros)).err(), Some(MsmError::InputTooLarge { n: max + 1, max }));
 }
 
-#[test]
-fn bls12_377_large_inputs_are_split_into_passes() {
-    large_inputs_are_split_into_passes::<G1Affine>();
-}
-
-#[test]
-fn ed_on_bls12_377_large_inputs_are_split_into_passes() {
-    large_inputs_are_split_into_passes::<EdwardsAffine>();
-}
-
-#[test]
-fn bls12_377_sizes_from_0_to_4096() {
-    sizes_from_0_to_4096::<G1Affine>();
-}
-
-#[test]
-fn ed_on_bls12_377_sizes_from_0_to_4096() {
-    sizes_from_0_to_4096::<EdwardsAffine>();
-}
-
-#[test]
-fn bls12_377_edge_cases() {
-    edge_cases::<G1Affine>(context());
-}
-
-#[test]
-fn ed_on_bls12_377_edge_cases() {
-    edge_cases::<EdwardsAffine>(context());
-}
-
-/// The 13-bit field form browsers run, natively (the default context uses 32-bit limbs where
-/// the device has 64-bit integers, as lavapipe does).
-#[test]
-fn bls12_377_edge_cases_in_13_bit_limbs() {
-    edge_cases::<G1Affine>(narrow_context());
-}
-
-#[test]
-fn ed_on_bls12_377_edge_cases_in_13_bit_limbs() {
-    edge_cases::<EdwardsAffine>(narrow_context());
-}
-
-/// Batch-affine accumulation (opt-in, short Weierstrass): the same inputs and the same answers.
-#[test]
-fn bls12_377_edge_cases_with_batch_affine_accumulation() {
-    edge_cases::<G1Affine>(batch_affine_context());
-    skewed_scalars::<G1Affine>(batch_affine_context());
-    bucket_larger_than_a_thread_can_sum::<G1Affine>(batch_affine_context());
-}
-
 /// BLS12-377's curve has the point T = (−1, 0) of order 2: on the curve, so inputs may hold it,
 /// but outside the prime-order group. The complete projective formulas are complete only on
 /// groups of odd order, so sums that pass through T may come back off the curve: that must be
 /// `InvalidGpuResult`, never a wrong answer. Batch-affine accumulation is exact on it (T + T =
 /// identity, where an affine doubling's 1/(2y) does not exist): T twice in one bucket.
+#[cfg(feature = "bls12-377")]
 #[test]
 fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
+    use ark_bls12_377::G1Affine;
     let (Some(ctx), Some(affine)) = (context(), batch_affine_context()) else { return };
     let order_two = G1Affine::new_unchecked(-ark_bls12_377::Fq::ONE, ark_bls12_377::Fq::zero());
     assert!(order_two.is_on_curve());
@@ -197,26 +148,27 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
     check(affine, "(−1, 0) twice in one bucket", &[order_two, order_two], &[one, one]);
 }
 
-#[test]
-fn bls12_377_bad_inputs_get_typed_errors() {
-    bad_inputs_get_typed_errors::<G1Affine>();
-}
-
-#[test]
-fn ed_on_bls12_377_bad_inputs_get_typed_errors() {
-    bad_inputs_get_typed_errors::<EdwardsAffine>();
-}
-
-#[test]
-fn default_context_computes_the_same_result() {
+/// The free function `msm` (the crate's default context) gives the same answers.
+fn default_context_computes_the_same_result<G: GpuCurve>() {
     if context().is_none() {
         return;
     }
     let mut rng = StdRng::seed_from_u64(4);
-    let points = random_points::<EdwardsAffine>(50, &mut rng);
-    let scalars = random_scalars::<EdwardsAffine>(50, &mut rng);
-    let expected = <EdwardsAffine as AffineRepr>::Group::msm(&points, &scalars).expect("same lengths");
+    let points = random_points::<G>(50, &mut rng);
+    let scalars = random_scalars::<G>(50, &mut rng);
+    let expected = G::Group::msm(&points, &scalars).expect("same lengths");
     assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)), Ok(expected));
+}
+
+/// Batch-affine accumulation (opt-in, short Weierstrass curves only): the same inputs and the
+/// same answers.
+fn batch_affine_accumulation_matches<G: GpuCurve>() {
+    if !matches!(G::spec().model, CurveModel::ShortWeierstrassA0 { .. }) {
+        return;
+    }
+    edge_cases::<G>(batch_affine_context());
+    skewed_scalars::<G>(batch_affine_context());
+    bucket_larger_than_a_thread_can_sum::<G>(batch_affine_context());
 }
 
 #[test]
@@ -240,16 +192,6 @@ fn skewed_scalars<G: GpuCurve>(ctx: Option<&MsmContext>) {
     check(ctx, "scalars in {1, 2, 3}", &points, &small);
 }
 
-#[test]
-fn bls12_377_skewed_scalars() {
-    skewed_scalars::<G1Affine>(context());
-}
-
-#[test]
-fn ed_on_bls12_377_skewed_scalars() {
-    skewed_scalars::<EdwardsAffine>(context());
-}
-
 /// One bucket with 70,000 points: more additions than llvmpipe lets one shader invocation loop
 /// (65,535), which a thread-per-bucket design cannot sum there. The same few points recur, so
 /// batch-affine accumulation meets equal and opposite points often.
@@ -261,16 +203,6 @@ fn bucket_larger_than_a_thread_can_sum<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let points: Vec<G> = (0..n).map(|i| distinct[i % 7]).collect();
     let scalars = vec![G::ScalarField::from(5u64); n];
     check(ctx, "70,000 points in one bucket", &points, &scalars);
-}
-
-#[test]
-fn ed_on_bls12_377_bucket_larger_than_a_thread_can_sum() {
-    bucket_larger_than_a_thread_can_sum::<EdwardsAffine>(context());
-}
-
-#[test]
-fn bls12_377_bucket_larger_than_a_thread_can_sum() {
-    bucket_larger_than_a_thread_can_sum::<G1Affine>(context());
 }
 
 /// Prepared bases: converted once, then several scalar vectors against arkworks; identity
@@ -304,15 +236,69 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
 }
 
-#[test]
-fn bls12_377_prepared_bases_match_arkworks() {
-    prepared_bases_match_arkworks::<G1Affine>();
+/// The tests above, for one curve.
+macro_rules! curve_tests {
+    ($module:ident, $affine:ty) => {
+        mod $module {
+            use super::*;
+            type G = $affine;
+
+            #[test]
+            fn sizes_from_0_to_4096() {
+                super::sizes_from_0_to_4096::<G>();
+            }
+
+            #[test]
+            fn edge_cases() {
+                super::edge_cases::<G>(context());
+            }
+
+            /// The 13-bit field form browsers run, natively (the default context uses 32-bit
+            /// limbs where the device has 64-bit integers, as lavapipe does).
+            #[test]
+            fn edge_cases_in_13_bit_limbs() {
+                super::edge_cases::<G>(narrow_context());
+            }
+
+            #[test]
+            fn edge_cases_with_batch_affine_accumulation() {
+                batch_affine_accumulation_matches::<G>();
+            }
+
+            #[test]
+            fn skewed_scalars() {
+                super::skewed_scalars::<G>(context());
+            }
+
+            #[test]
+            fn bucket_larger_than_a_thread_can_sum() {
+                super::bucket_larger_than_a_thread_can_sum::<G>(context());
+            }
+
+            #[test]
+            fn large_inputs_are_split_into_passes() {
+                super::large_inputs_are_split_into_passes::<G>();
+            }
+
+            #[test]
+            fn prepared_bases_match_arkworks() {
+                super::prepared_bases_match_arkworks::<G>();
+            }
+
+            #[test]
+            fn bad_inputs_get_typed_errors() {
+                super::bad_inputs_get_typed_errors::<G>();
+            }
+
+            #[test]
+            fn default_context_computes_the_same_result() {
+                super::default_context_computes_the_same_result::<G>();
+            }
+        }
+    };
 }
 
-#[test]
-fn ed_on_bls12_377_prepared_bases_match_arkworks() {
-    prepared_bases_match_arkworks::<EdwardsAffine>();
-}
+webgpu_msm::for_each_curve!(curve_tests);
 
 /// With `WEBGPU_MSM_EXPECT_ADAPTER` set (scripts/test.sh sets it), the tests must run on an
 /// adapter whose name contains it: a run meant for SwiftShader cannot silently use lavapipe.

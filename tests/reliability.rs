@@ -2,7 +2,9 @@
 //! own right result without deadlock, and a lost device gives `DeviceLost` promptly, after which
 //! a new context, and the shared default context, work again. Every GPU step runs under a
 //! watchdog that fails the test instead of hanging CI. Runs on the default adapter (lavapipe in
-//! CI); without one it prints SKIPPED, and fails when `CI=true`.
+//! CI); without one it prints SKIPPED, and fails when `CI=true`. The tests mix the two
+//! BLS12-377 curves (a large and a small field), so they need both features.
+#![cfg(all(feature = "bls12-377", feature = "ed-on-bls12-377"))]
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,8 +1,6 @@
 //! Without a GPU: every composed shader parses and validates with naga, and the constants and
 //! limb arithmetic the generator relies on agree with num-bigint.
 
-use ark_bls12_377::G1Affine;
-use ark_ed_on_bls12_377::EdwardsAffine;
 use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
@@ -10,12 +8,12 @@ use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_lim
 use webgpu_msm::step::{Access, Accumulation, Step};
 use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveSpec, GpuCurve};
+use webgpu_msm::{CurveId, CurveSpec};
 
 const FORMS: [MulForm; 4] = [MulForm::Unrolled, MulForm::ROLLED, MulForm::WIDE, MulForm::Wide { rounds: 12 }];
 
-fn specs() -> [&'static CurveSpec; 2] {
-    [G1Affine::spec(), EdwardsAffine::spec()]
+fn specs() -> Vec<&'static CurveSpec> {
+    CurveId::ALL.iter().map(|c| c.spec()).collect()
 }
 
 #[test]
@@ -137,10 +135,15 @@ fn montgomery_constants_match_num_bigint() {
         let p0 = m.limbs_of(&m.modulus)[0] as u64;
         assert_eq!((m.mu as u64 * p0 + 1) % (1 << m.limb_bits), 0);
     }
-    assert_eq!(G1Affine::spec().field.limbs, 30);
-    assert_eq!(EdwardsAffine::spec().field.limbs, 20);
-    assert_eq!(G1Affine::spec().wide_field.limbs, 12);
-    assert_eq!(EdwardsAffine::spec().wide_field.limbs, 8);
+    // Limbs of each field (13-bit, 32-bit): the smallest N with 4p < R, worked out by hand.
+    for spec in specs() {
+        let expected = match spec.name {
+            "bls12-377" | "bls12-381" => (30, 12),
+            "ed-on-bls12-377" | "bn254" => (20, 8),
+            other => panic!("no expected limb counts for {other}"),
+        };
+        assert_eq!((spec.field.limbs, spec.wide_field.limbs), expected, "{}", spec.name);
+    }
 }
 
 #[test]

@@ -8,11 +8,29 @@ use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use webgpu_msm::wasm::{arkworks_msm, msm, random_inputs, JsMsmContext};
+use webgpu_msm::wasm::{arkworks_msm, curves, msm, random_inputs, JsMsmContext};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const CURVES: [&str; 2] = ["ed-on-bls12-377", "bls12-377"];
+/// The curves of this build, as the JS API lists them.
+fn all_curves() -> Vec<String> {
+    curves().iter().map(|c| c.as_string().expect("curve names are strings")).collect()
+}
+
+#[wasm_bindgen_test]
+fn curves_lists_every_curve_of_the_build() {
+    let expected: &[&str] = &[
+        #[cfg(feature = "bls12-377")]
+        "bls12-377",
+        #[cfg(feature = "ed-on-bls12-377")]
+        "ed-on-bls12-377",
+        #[cfg(feature = "bn254")]
+        "bn254",
+        #[cfg(feature = "bls12-381")]
+        "bls12-381",
+    ];
+    assert_eq!(all_curves(), expected);
+}
 
 fn inputs(curve: &str, n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let pair: Array = random_inputs(curve, n, seed).expect("random inputs");
@@ -43,7 +61,7 @@ async fn context_runs_on_browser_webgpu() {
 
 #[wasm_bindgen_test]
 async fn msm_matches_arkworks_at_several_sizes() {
-    for curve in CURVES {
+    for curve in &all_curves() {
         for (n, seed) in [(0, 2), (1, 3), (33, 4), (300, 5)] {
             let (points, scalars) = inputs(curve, n, seed);
             let got = gpu_msm(curve, &points, &scalars).await.unwrap_or_else(|e| panic!("{curve} n={n}: {e}"));
@@ -54,7 +72,7 @@ async fn msm_matches_arkworks_at_several_sizes() {
 
 #[wasm_bindgen_test]
 async fn msm_edge_cases_match_arkworks() {
-    for curve in CURVES {
+    for curve in &all_curves() {
         let (mut points, mut scalars) = inputs(curve, 40, 6);
         let point_size = points.len() / 40;
         // Scalars 2^256 − 1 and 0, repeated points, identity points.
@@ -77,7 +95,7 @@ async fn bad_input_rejects_with_a_named_error() {
         let message = result.expect_err("bad input must reject");
         assert!(message.contains(needle), "{message:?} should mention {needle:?}");
     };
-    expect(gpu_msm("bn254", &points, &scalars).await, "unknown curve");
+    expect(gpu_msm("bn255", &points, &scalars).await, "unknown curve");
     expect(gpu_msm(curve, &points[..63], &scalars[..32]).await, "points buffer of 63 bytes");
     expect(gpu_msm(curve, &points, &scalars[..33]).await, "scalars buffer of 33 bytes");
     expect(gpu_msm(curve, &points, &scalars[..32]).await, "length mismatch");
@@ -87,12 +105,16 @@ async fn bad_input_rejects_with_a_named_error() {
     let mut off_curve = points.clone();
     off_curve[64] ^= 1;
     expect(gpu_msm(curve, &off_curve, &scalars).await, "point 1 is not on the curve");
-    // bls12-377 inputs are validated the same way (48-byte coordinates).
-    let (points, scalars) = inputs("bls12-377", 2, 8);
-    expect(gpu_msm("bls12-377", &points[..95], &scalars[..32]).await, "points buffer of 95 bytes");
-    let mut off_curve = points.clone();
-    off_curve[0] ^= 1;
-    expect(gpu_msm("bls12-377", &off_curve, &scalars).await, "point 0 is not on the curve");
+    // Every curve's inputs are validated the same way, in its own point size.
+    for curve in &all_curves() {
+        let (points, scalars) = inputs(curve, 2, 8);
+        let size = points.len() / 2;
+        let short = format!("points buffer of {} bytes", 2 * size - 1);
+        expect(gpu_msm(curve, &points[..2 * size - 1], &scalars).await, &short);
+        let mut off_curve = points.clone();
+        off_curve[size] ^= 1;
+        expect(gpu_msm(curve, &off_curve, &scalars).await, "point 1 is not on the curve");
+    }
 }
 
 /// Prepared bases in JS: two scalar vectors over the same prepared points, and a wrong-length
@@ -100,7 +122,8 @@ async fn bad_input_rejects_with_a_named_error() {
 #[wasm_bindgen_test]
 async fn prepared_bases_match_arkworks() {
     let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
-    for curve in CURVES {
+    for curve in &all_curves() {
+        let curve = curve.as_str();
         let (points, _) = inputs(curve, 50, 11);
         let bases = JsFuture::from(ctx.prepare(curve.into(), points.clone())).await.expect("prepare");
         let bases = webgpu_msm::wasm::JsPreparedBases::try_from_js_value(bases).expect("PreparedBases");

@@ -1,6 +1,6 @@
 // webgpu-msm demo: GPU MSM (cold and warm) against arkworks in WASM, with a table and a chart.
 // URL parameters: ?curve=ed-on-bls12-377&log=10&autorun=1 (or bench=1 for the size sweep).
-import init, { MsmContext, randomInputs, arkworksMsm } from "./node_modules/webgpu-msm/webgpu_msm.js";
+import init, { MsmContext, curves, randomInputs, arkworksMsm } from "./node_modules/webgpu-msm/webgpu_msm.js";
 
 const $ = (id) => document.getElementById(id);
 const MIN_LOG = 10, MAX_LOG = 20, DEFAULT_LOG = 12;
@@ -216,8 +216,6 @@ function setUpControls(params) {
   if (Number.isInteger(wanted) && wanted >= 0 && wanted < MIN_LOG) logs.unshift(wanted);
   for (const log of logs) select.add(new Option(sizeLabel(log), log));
   select.value = logs.includes(wanted) ? wanted : DEFAULT_LOG;
-  const curve = params.get("curve");
-  if ([...$("curve").options].some((o) => o.value === curve)) $("curve").value = curve;
   $("curve").addEventListener("change", drawChart);
   $("run").addEventListener("click", run);
   $("bench").addEventListener("click", bench);
@@ -235,6 +233,11 @@ async function main() {
     document.body.dataset.status = "error";
     return;
   }
+  // The curve menu lists the curves this build of the package has (its curve registry).
+  for (const name of curves()) $("curve").add(new Option(name, name));
+  const curve = params.get("curve");
+  if (curves().includes(curve)) $("curve").value = curve;
+  drawChart();
   if (!navigator.gpu) $("adapter").textContent = "navigator.gpu is missing: this browser has no WebGPU";
   for (const b of [$("run"), $("bench")]) b.disabled = false;
   document.body.dataset.status = "ready";

@@ -1,9 +1,10 @@
 //! Fuzzes the bytes decoder behind the JS API and `MsmContext::msm_bytes`.
 //!
-//! Input layout: byte 0 picks the curve (low bit: 0 = bls12-377, 1 = ed-on-bls12-377); bytes 1–2
-//! are a little-endian u16, the length of the points buffer (clamped to what is left); the rest
-//! is the points buffer followed by the scalars buffer. Shorter inputs are empty buffers on
-//! bls12-377.
+//! Input layout: byte 0 picks the curve (its value modulo the number of curves indexes
+//! `CurveId::ALL`: 0 = bls12-377, 1 = ed-on-bls12-377, 2 = bn254, 3 = bls12-381); bytes 1–2 are
+//! a little-endian u16, the length of the points buffer (clamped to what is left); the rest is
+//! the points buffer followed by the scalars buffer. Shorter inputs are empty buffers on the
+//! first curve.
 //!
 //! Checked: no panic; `DecodedInputs::decode` and `decode_inputs` agree; an error is one of the
 //! decoder's named errors; an Ok result has one scalar per point and its upload words are the
@@ -11,12 +12,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use webgpu_msm::bytes::{decode_inputs, point_bytes, CurveId, DecodedInputs, SCALAR_BYTES};
-use webgpu_msm::{GpuCurve, MsmError};
+use webgpu_msm::bytes::{decode_inputs, point_bytes, DecodedInputs, SCALAR_BYTES};
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmError};
 
 fn split(data: &[u8]) -> (CurveId, &[u8], &[u8]) {
     let (head, rest) = data.split_at(data.len().min(3));
-    let curve = if head.first().is_some_and(|b| b & 1 == 1) { CurveId::EdOnBls12_377 } else { CurveId::Bls12_377 };
+    let curve = CurveId::ALL[usize::from(head.first().copied().unwrap_or(0)) % CurveId::ALL.len()];
     let points_len = match head {
         [_, lo, hi] => usize::from(u16::from_le_bytes([*lo, *hi])).min(rest.len()),
         _ => 0,
@@ -69,10 +70,21 @@ fn check<G: GpuCurve>(curve: CurveId, points: &[u8], scalars: &[u8]) {
     }
 }
 
+/// One input on the curve it picked.
+struct Check<'a> {
+    curve: CurveId,
+    points: &'a [u8],
+    scalars: &'a [u8],
+}
+
+impl CurveFn for Check<'_> {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        check::<G>(self.curve, self.points, self.scalars)
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let (curve, points, scalars) = split(data);
-    match curve {
-        CurveId::Bls12_377 => check::<ark_bls12_377::G1Affine>(curve, points, scalars),
-        CurveId::EdOnBls12_377 => check::<ark_ed_on_bls12_377::EdwardsAffine>(curve, points, scalars),
-    }
+    curve.call(Check { curve, points, scalars });
 });

@@ -1,15 +1,14 @@
 //! GPU tests of single operations and single stages, on whatever adapter wgpu picks (lavapipe in
 //! CI). Each compares the GPU with arkworks or with the stage's CPU model in `cpu_model`.
 
-use ark_bls12_377::G1Affine;
 use ark_ec::{AdditiveGroup, CurveGroup};
-use ark_ed_on_bls12_377::EdwardsAffine;
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use num_bigint::BigUint;
 
 use crate::combine::decode_points;
 use crate::cpu_model;
+use crate::curve::registry::each_curve;
 use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
@@ -135,18 +134,6 @@ where
 
 use ark_ff::BigInteger;
 
-#[test]
-fn gpu_field_ops_match_arkworks_bls12_377() {
-    field_ops_match_arkworks::<G1Affine>(shared_context());
-    field_ops_match_arkworks::<G1Affine>(shared_narrow_context());
-}
-
-#[test]
-fn gpu_field_ops_match_arkworks_ed_on_bls12_377() {
-    field_ops_match_arkworks::<EdwardsAffine>(shared_context());
-    field_ops_match_arkworks::<EdwardsAffine>(shared_narrow_context());
-}
-
 fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
@@ -181,18 +168,6 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
             assert_eq!(got[4 * i + k], *e, "{} case {i} op {k}", spec.name);
         }
     }
-}
-
-#[test]
-fn gpu_curve_ops_match_arkworks_bls12_377() {
-    curve_ops_match_arkworks::<G1Affine>(shared_context());
-    curve_ops_match_arkworks::<G1Affine>(shared_narrow_context());
-}
-
-#[test]
-fn gpu_curve_ops_match_arkworks_ed_on_bls12_377() {
-    curve_ops_match_arkworks::<EdwardsAffine>(shared_context());
-    curve_ops_match_arkworks::<EdwardsAffine>(shared_narrow_context());
 }
 
 /// Runs the full pipeline once and checks every stage's output buffer against its CPU model
@@ -309,24 +284,6 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
 
 use ark_ec::VariableBaseMSM;
 
-#[test]
-fn gpu_stages_match_cpu_models_bls12_377() {
-    stages_match_cpu_models::<G1Affine>(shared_context(), 700, None, false);
-    stages_match_cpu_models::<G1Affine>(shared_context(), 65, Some(4), false);
-    stages_match_cpu_models::<G1Affine>(shared_context(), 500, None, true);
-    stages_match_cpu_models::<G1Affine>(shared_narrow_context(), 700, None, false);
-    stages_match_cpu_models::<G1Affine>(shared_batch_affine_context(), 700, None, false);
-    stages_match_cpu_models::<G1Affine>(shared_batch_affine_context(), 500, None, true);
-}
-
-#[test]
-fn gpu_stages_match_cpu_models_ed_on_bls12_377() {
-    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 700, None, false);
-    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 65, Some(4), false);
-    stages_match_cpu_models::<EdwardsAffine>(shared_context(), 500, None, true);
-    stages_match_cpu_models::<EdwardsAffine>(shared_narrow_context(), 700, None, false);
-}
-
 /// One invocation adds 1000 random points in sequence and writes every prefix: long chains are
 /// where per-invocation driver limits (llvmpipe's loop budget) show; each prefix must match.
 fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
@@ -358,14 +315,45 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     );
 }
 
-#[test]
-fn gpu_chain_matches_arkworks_bls12_377() {
-    chain_matches_arkworks::<G1Affine>(shared_context());
-    chain_matches_arkworks::<G1Affine>(shared_narrow_context());
+/// Every test above on one curve, in both field forms (and batch-affine accumulation on short
+/// Weierstrass curves).
+macro_rules! curve_tests {
+    ($module:ident, $affine:ty) => {
+        mod $module {
+            use super::*;
+            type G = $affine;
+
+            #[test]
+            fn gpu_field_ops_match_arkworks() {
+                field_ops_match_arkworks::<G>(shared_context());
+                field_ops_match_arkworks::<G>(shared_narrow_context());
+            }
+
+            #[test]
+            fn gpu_curve_ops_match_arkworks() {
+                curve_ops_match_arkworks::<G>(shared_context());
+                curve_ops_match_arkworks::<G>(shared_narrow_context());
+            }
+
+            #[test]
+            fn gpu_stages_match_cpu_models() {
+                stages_match_cpu_models::<G>(shared_context(), 700, None, false);
+                stages_match_cpu_models::<G>(shared_context(), 65, Some(4), false);
+                stages_match_cpu_models::<G>(shared_context(), 500, None, true);
+                stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
+                if let CurveModel::ShortWeierstrassA0 { .. } = G::spec().model {
+                    stages_match_cpu_models::<G>(shared_batch_affine_context(), 700, None, false);
+                    stages_match_cpu_models::<G>(shared_batch_affine_context(), 500, None, true);
+                }
+            }
+
+            #[test]
+            fn gpu_chain_matches_arkworks() {
+                chain_matches_arkworks::<G>(shared_context());
+                chain_matches_arkworks::<G>(shared_narrow_context());
+            }
+        }
+    };
 }
 
-#[test]
-fn gpu_chain_matches_arkworks_ed_on_bls12_377() {
-    chain_matches_arkworks::<EdwardsAffine>(shared_context());
-    chain_matches_arkworks::<EdwardsAffine>(shared_narrow_context());
-}
+each_curve!(curve_tests);

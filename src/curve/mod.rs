@@ -1,13 +1,18 @@
 //! The curves the GPU pipeline supports, and everything about them the shaders need.
 //!
-//! [`GpuCurve`] is sealed: adding a curve means implementing it here (a [`CurveSpec`] computed
-//! from arkworks' parameters plus the conversions to and from GPU words), not copying shaders.
+//! [`GpuCurve`] is sealed. Its implementations are blanket ones, one per curve family
+//! ([`short_weierstrass`], [`twisted_edwards`]); a curve joins through one line in the
+//! [`registry`] and one `impl` of its family's trait.
 
-use std::sync::OnceLock;
+pub(crate) mod registry;
+mod short_weierstrass;
+mod twisted_edwards;
 
-use ark_ec::{twisted_edwards, AffineRepr};
-use ark_ff::{BigInteger, Field, PrimeField, Zero};
+use ark_ec::AffineRepr;
+use ark_ff::{BigInteger, PrimeField};
 use num_bigint::BigUint;
+
+pub use registry::{CurveFn, CurveId};
 
 use crate::limbs::{Montgomery, WIDE_LIMB_BITS};
 use crate::wgsl::MulForm;
@@ -105,17 +110,19 @@ pub struct OpMuls {
     pub affine_add: u64,
 }
 
-mod sealed {
+pub(crate) mod sealed {
+    /// Only the crate's curve families implement [`super::GpuCurve`].
     pub trait Sealed {}
-    impl Sealed for ark_bls12_377::G1Affine {}
-    impl Sealed for ark_ed_on_bls12_377::EdwardsAffine {}
 }
 
 /// An affine point type whose multi-scalar multiplications can run on the GPU.
 ///
-/// Sealed; implemented for [`ark_bls12_377::G1Affine`] and
-/// [`ark_ed_on_bls12_377::EdwardsAffine`].
+/// Sealed; implemented for the affine types of [`CurveId`]'s curves (those of this build's
+/// cargo features).
 pub trait GpuCurve: AffineRepr + sealed::Sealed {
+    /// The curve's registry entry.
+    const ID: CurveId;
+
     /// Curve constants and shader parameters.
     #[doc(hidden)]
     fn spec() -> &'static CurveSpec;
@@ -152,7 +159,7 @@ fn field_from_le<F: PrimeField>(bytes: &[u8]) -> Option<F> {
     (value < modulus).then(|| field_of(&value))
 }
 
-fn xy_from_le<F: PrimeField>(x: &[u8], y: &[u8]) -> Result<(F, F), PointError> {
+pub(crate) fn xy_from_le<F: PrimeField>(x: &[u8], y: &[u8]) -> Result<(F, F), PointError> {
     match (field_from_le(x), field_from_le(y)) {
         (Some(x), Some(y)) => Ok((x, y)),
         _ => Err(PointError::CoordinateOutOfRange),
@@ -193,15 +200,16 @@ pub const SCALAR_WORDS: usize = 8;
 /// Widest scalar the pipeline takes (the bytes API accepts any 256-bit integer).
 pub const MAX_SCALAR_BITS: u32 = 32 * SCALAR_WORDS as u32;
 
-fn biguint_of<F: PrimeField>(value: &F) -> BigUint {
+pub(crate) fn biguint_of<F: PrimeField>(value: &F) -> BigUint {
     BigUint::from_bytes_le(&value.into_bigint().to_bytes_le())
 }
 
-fn field_of<F: PrimeField>(value: &BigUint) -> F {
+pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
     F::from_le_bytes_mod_order(&value.to_bytes_le())
 }
 
-fn spec_of<F: PrimeField>(name: &'static str, scalar_bits: u32, model: CurveModel) -> CurveSpec {
+/// The spec of a curve over base field `F` with scalars of `scalar_bits` bits.
+pub(crate) fn spec_of<F: PrimeField>(name: &'static str, scalar_bits: u32, model: CurveModel) -> CurveSpec {
     let modulus = BigUint::from_bytes_le(&F::MODULUS.to_bytes_le());
     CurveSpec {
         name,
@@ -210,95 +218,5 @@ fn spec_of<F: PrimeField>(name: &'static str, scalar_bits: u32, model: CurveMode
         wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
         scalar_bits,
         model,
-    }
-}
-
-impl GpuCurve for ark_bls12_377::G1Affine {
-    fn spec() -> &'static CurveSpec {
-        static SPEC: OnceLock<CurveSpec> = OnceLock::new();
-        SPEC.get_or_init(|| {
-            use ark_ec::short_weierstrass::SWCurveConfig;
-            type Config = ark_bls12_377::g1::Config;
-            assert!(Config::COEFF_A.is_zero(), "formulas assume a = 0");
-            let b = biguint_of(&Config::COEFF_B);
-            spec_of::<ark_bls12_377::Fq>(
-                "bls12-377",
-                ark_bls12_377::Fr::MODULUS_BIT_SIZE,
-                CurveModel::ShortWeierstrassA0 { b },
-            )
-        })
-    }
-
-    fn push_words(&self, out: &mut Vec<u32>) {
-        let words = Self::spec().coord_words;
-        let (x, y) = self.xy().unwrap_or_default();
-        push_field_words(&x, words, out);
-        push_field_words(&y, words, out);
-    }
-
-    fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group> {
-        use ark_bls12_377::{g1::Config, Fq, G1Projective};
-        use ark_ec::short_weierstrass::SWCurveConfig;
-        let [x, y, z] = [0, 1, 2].map(|i| field_of::<Fq>(&coords[i]));
-        if z.is_zero() {
-            return (x.is_zero() && !y.is_zero()).then(G1Projective::default);
-        }
-        // Homogeneous projective curve equation: Y²Z = X³ + bZ³.
-        if y.square() * z != x.square() * x + Config::COEFF_B * z.square() * z {
-            return None;
-        }
-        // Projective (X : Y : Z) is Jacobian (XZ : YZ² : Z).
-        let z2 = z.square();
-        Some(G1Projective::new_unchecked(x * z, y * z2, z))
-    }
-
-    fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {
-        let (x, y) = xy_from_le::<ark_bls12_377::Fq>(x, y)?;
-        if x.is_zero() && y.is_zero() {
-            return Ok(Self::identity());
-        }
-        let point = Self::new_unchecked(x, y);
-        point.is_on_curve().then_some(point).ok_or(PointError::NotOnCurve)
-    }
-}
-
-impl GpuCurve for ark_ed_on_bls12_377::EdwardsAffine {
-    fn spec() -> &'static CurveSpec {
-        static SPEC: OnceLock<CurveSpec> = OnceLock::new();
-        SPEC.get_or_init(|| {
-            use ark_ec::twisted_edwards::TECurveConfig;
-            type Config = ark_ed_on_bls12_377::EdwardsConfig;
-            assert!(Config::COEFF_A == -ark_ed_on_bls12_377::Fq::ONE, "formulas assume a = −1");
-            let d = biguint_of(&Config::COEFF_D);
-            spec_of::<ark_ed_on_bls12_377::Fq>(
-                "ed-on-bls12-377",
-                ark_ed_on_bls12_377::Fr::MODULUS_BIT_SIZE,
-                CurveModel::TwistedEdwardsAMinus1 { d },
-            )
-        })
-    }
-
-    fn push_words(&self, out: &mut Vec<u32>) {
-        let words = Self::spec().coord_words;
-        push_field_words(&self.x, words, out);
-        push_field_words(&self.y, words, out);
-    }
-
-    fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group> {
-        use ark_ec::twisted_edwards::TECurveConfig;
-        use ark_ed_on_bls12_377::{EdwardsConfig, Fq};
-        let [x, y, t, z] = [0, 1, 2, 3].map(|i| field_of::<Fq>(&coords[i]));
-        // Extended coordinates: a·X² + Y² = Z² + d·T² and X·Y = T·Z, with Z ≠ 0.
-        let on_curve = EdwardsConfig::COEFF_A * x.square() + y.square()
-            == z.square() + EdwardsConfig::COEFF_D * t.square()
-            && x * y == t * z
-            && !z.is_zero();
-        on_curve.then(|| twisted_edwards::Projective::new_unchecked(x, y, t, z))
-    }
-
-    fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {
-        let (x, y) = xy_from_le::<ark_ed_on_bls12_377::Fq>(x, y)?;
-        let point = Self::new_unchecked(x, y);
-        point.is_on_curve().then_some(point).ok_or(PointError::NotOnCurve)
     }
 }

@@ -1,0 +1,175 @@
+//! The curve registry: the one list of curves this crate serves.
+//!
+//! Each line of [`curves!`] names a curve's module name, [`CurveId`] variant, JS/bytes name,
+//! arkworks affine type and cargo feature. From it come [`CurveId`] with its names and parsing,
+//! the [`MsmError::UnknownCurve`] message, the dispatch from a runtime [`CurveId`] to the static
+//! type (`with_curve!`), the JS `Curve` type and `curves()` list, and the per-curve tests
+//! (`for_each_curve!`).
+//!
+//! Adding a curve of an existing family (short Weierstrass with a = 0, twisted Edwards with
+//! a = −1) is: its arkworks crate as an optional dependency behind a cargo feature, one line
+//! below, and one `impl` of the family trait giving its [`CurveId`] (see `short_weierstrass.rs`
+//! and `twisted_edwards.rs`).
+
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use super::CurveSpec;
+use crate::MsmError;
+
+#[cfg(not(any(feature = "bls12-377", feature = "ed-on-bls12-377", feature = "bn254", feature = "bls12-381")))]
+compile_error!("webgpu-msm needs at least one curve feature: bls12-377, ed-on-bls12-377, bn254 or bls12-381");
+
+/// Expands the list of curves into [`CurveId`], the dispatch macro `with_curve!` and the test
+/// macro `for_each_curve!`. `$d` is a literal `$`, which lets the inner macros have
+/// parameters of their own.
+macro_rules! curves {
+    ($d:tt $( #[cfg(feature = $feature:literal)] $module:ident: $variant:ident = $name:literal => $affine:ty; )+) => {
+        /// A curve by the name the bytes and JS APIs use.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum CurveId {
+            $( #[doc = concat!("`\"", $name, "\"`: [`", stringify!($affine), "`].")] #[cfg(feature = $feature)] $variant, )+
+        }
+
+        impl CurveId {
+            /// Every curve of this build, in registry order.
+            pub const ALL: &'static [CurveId] = &[ $( #[cfg(feature = $feature)] CurveId::$variant, )+ ];
+
+            /// The name the bytes and JS APIs use.
+            pub const fn name(self) -> &'static str {
+                match self { $( #[cfg(feature = $feature)] CurveId::$variant => $name, )+ }
+            }
+        }
+
+        /// `with_curve!(id, G => expr)`: evaluates `expr` with `G` the affine type of curve `id`
+        /// (the one `match` over the registry; `expr` may `.await`). `with_curve!(id, G, wrap =>
+        /// expr)` also binds `wrap`, the function that puts a `PreparedBases<G>` into
+        /// [`PreparedBytes`].
+        macro_rules! with_curve {
+            ($d id:expr, $d g:ident => $d body:expr) => {
+                match $d id {
+                    $( #[cfg(feature = $feature)] $crate::CurveId::$variant => {
+                        type $d g = $affine;
+                        $d body
+                    } )+
+                }
+            };
+            ($d id:expr, $d g:ident, $d wrap:ident => $d body:expr) => {
+                match $d id {
+                    $( #[cfg(feature = $feature)] $crate::CurveId::$variant => {
+                        type $d g = $affine;
+                        let $d wrap = $crate::curve::registry::PreparedBytes::$variant;
+                        $d body
+                    } )+
+                }
+            };
+        }
+        pub(crate) use with_curve;
+
+        /// Prepared bases of any curve, for the bytes API
+        /// ([`MsmContext::prepare_bytes`](crate::MsmContext::prepare_bytes)).
+        pub enum PreparedBytes {
+            $( #[doc = concat!("`\"", $name, "\"` points.")] #[cfg(feature = $feature)] $variant(crate::PreparedBases<$affine>), )+
+        }
+
+        /// `with_prepared!(bases, b => expr)`: evaluates `expr` with `b` the typed
+        /// [`PreparedBases`](crate::PreparedBases) inside a [`PreparedBytes`].
+        macro_rules! with_prepared {
+            ($d bases:expr, $d b:ident => $d body:expr) => {
+                match $d bases {
+                    $( #[cfg(feature = $feature)] $crate::curve::registry::PreparedBytes::$variant($d b) => $d body, )+
+                }
+            };
+        }
+        pub(crate) use with_prepared;
+
+        /// The crate's own `for_each_curve!` (a `macro_export`ed macro cannot be named by path
+        /// inside the crate that expands it).
+        #[cfg(all(test, not(target_arch = "wasm32")))]
+        macro_rules! each_curve {
+            ($d m:ident) => {
+                $( #[cfg(feature = $feature)] $d m!($module, $affine); )+
+            };
+        }
+        #[cfg(all(test, not(target_arch = "wasm32")))]
+        pub(crate) use each_curve;
+
+        /// `for_each_curve!(m)` calls `m!(module, Affine)` once per curve of this build: the
+        /// crate's own tests use it to run every per-curve test on every curve. Its `cfg`s are
+        /// the crate's features, so it is meant for this package's tests only.
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! for_each_curve {
+            ($d m:ident) => {
+                $( #[cfg(feature = $feature)] $d m!($module, $affine); )+
+            };
+        }
+
+        /// The JS `Curve` type: each curve adds its name to `CurveNames` (TypeScript merges
+        /// interface declarations), so the union lists exactly the curves of this build.
+        #[cfg(target_arch = "wasm32")]
+        mod js_curve_names {
+            $( #[cfg(feature = $feature)] mod $module {
+                #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+                const NAME: &str = concat!("interface CurveNames { \"", $name, "\": true }");
+            } )+
+        }
+    };
+}
+
+curves! { $
+    #[cfg(feature = "bls12-377")]
+    bls12_377: Bls12_377 = "bls12-377" => ark_bls12_377::G1Affine;
+    #[cfg(feature = "ed-on-bls12-377")]
+    ed_on_bls12_377: EdOnBls12_377 = "ed-on-bls12-377" => ark_ed_on_bls12_377::EdwardsAffine;
+    #[cfg(feature = "bn254")]
+    bn254: Bn254 = "bn254" => ark_bn254::G1Affine;
+    #[cfg(feature = "bls12-381")]
+    bls12_381: Bls12_381 = "bls12-381" => ark_bls12_381::G1Affine;
+}
+
+/// A computation generic over the curve's affine type, for code that picks the curve at run
+/// time ([`CurveId::call`]): the example, the benchmarks and the fuzz target use it.
+pub trait CurveFn {
+    /// What the computation returns.
+    type Output;
+    /// Runs it on curve `G`.
+    fn call<G: super::GpuCurve>(self) -> Self::Output;
+}
+
+impl CurveId {
+    /// Runs `f` with the affine type of this curve.
+    pub fn call<F: CurveFn>(self, f: F) -> F::Output {
+        with_curve!(self, G => f.call::<G>())
+    }
+
+    /// The names of this build's curves, quoted and comma-separated (for messages).
+    pub fn names() -> String {
+        CurveId::ALL.iter().map(|c| format!("{:?}", c.name())).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The curve's constants and shader parameters.
+    pub fn spec(self) -> &'static CurveSpec {
+        use super::GpuCurve;
+        with_curve!(self, G => G::spec())
+    }
+
+    /// The cell holding this curve's [`CurveSpec`], computed on first use.
+    pub(crate) fn spec_cell(self) -> &'static OnceLock<CurveSpec> {
+        static SPECS: [OnceLock<CurveSpec>; CurveId::ALL.len()] = [const { OnceLock::new() }; CurveId::ALL.len()];
+        &SPECS[self as usize]
+    }
+}
+
+impl std::fmt::Display for CurveId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for CurveId {
+    type Err = MsmError;
+    fn from_str(name: &str) -> Result<Self, MsmError> {
+        CurveId::ALL.iter().copied().find(|c| c.name() == name).ok_or_else(|| MsmError::UnknownCurve(name.to_string()))
+    }
+}

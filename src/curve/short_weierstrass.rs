@@ -1,0 +1,77 @@
+//! Short Weierstrass curves y² = x³ + b (a = 0): every G1 the crate serves but the Edwards one.
+//! One blanket [`GpuCurve`] implementation; a curve joins with one impl of
+//! [`ShortWeierstrassA0`] naming its registry entry.
+
+use ark_ec::short_weierstrass::{Affine, Projective, SWCurveConfig};
+use ark_ec::AffineRepr;
+use ark_ff::{Field, PrimeField, Zero};
+use num_bigint::BigUint;
+
+use super::{biguint_of, field_of, push_field_words, spec_of, xy_from_le, CurveId, CurveModel, CurveSpec, GpuCurve};
+use super::{sealed::Sealed, PointError};
+
+/// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
+/// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
+pub trait ShortWeierstrassA0: SWCurveConfig<BaseField: PrimeField> {
+    /// The curve's registry entry.
+    const ID: CurveId;
+}
+
+#[cfg(feature = "bls12-377")]
+impl ShortWeierstrassA0 for ark_bls12_377::g1::Config {
+    const ID: CurveId = CurveId::Bls12_377;
+}
+
+#[cfg(feature = "bn254")]
+impl ShortWeierstrassA0 for ark_bn254::g1::Config {
+    const ID: CurveId = CurveId::Bn254;
+}
+
+#[cfg(feature = "bls12-381")]
+impl ShortWeierstrassA0 for ark_bls12_381::g1::Config {
+    const ID: CurveId = CurveId::Bls12_381;
+}
+
+impl<C: ShortWeierstrassA0> Sealed for Affine<C> {}
+
+impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
+    const ID: CurveId = C::ID;
+
+    fn spec() -> &'static CurveSpec {
+        C::ID.spec_cell().get_or_init(|| {
+            assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
+            let b = biguint_of(&C::COEFF_B);
+            let scalar_bits = C::ScalarField::MODULUS_BIT_SIZE;
+            spec_of::<C::BaseField>(C::ID.name(), scalar_bits, CurveModel::ShortWeierstrassA0 { b })
+        })
+    }
+
+    fn push_words(&self, out: &mut Vec<u32>) {
+        let words = Self::spec().coord_words;
+        let (x, y) = self.xy().unwrap_or_default();
+        push_field_words(&x, words, out);
+        push_field_words(&y, words, out);
+    }
+
+    fn group_from_gpu(coords: &[BigUint]) -> Option<Projective<C>> {
+        let [x, y, z] = [0, 1, 2].map(|i| field_of::<C::BaseField>(&coords[i]));
+        if z.is_zero() {
+            return (x.is_zero() && !y.is_zero()).then(Projective::default);
+        }
+        // Homogeneous projective curve equation: Y²Z = X³ + bZ³.
+        if y.square() * z != x.square() * x + C::COEFF_B * z.square() * z {
+            return None;
+        }
+        // Projective (X : Y : Z) is Jacobian (XZ : YZ² : Z).
+        Some(Projective::new_unchecked(x * z, y * z.square(), z))
+    }
+
+    fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {
+        let (x, y) = xy_from_le::<C::BaseField>(x, y)?;
+        if x.is_zero() && y.is_zero() {
+            return Ok(Self::identity());
+        }
+        let point = Self::new_unchecked(x, y);
+        point.is_on_curve().then_some(point).ok_or(PointError::NotOnCurve)
+    }
+}
