@@ -147,7 +147,7 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>, accumul
     };
     println!("GPU cold (context + pipelines + first MSM): {cold_time:.2?}");
     println!("GPU warm (median of {rounds}): {warm_time:.2?}");
-    let passes = n.div_ceil(ctx.max_piece_points::<G>()).max(1);
+    let passes = n.div_ceil(ctx.max_pass_points::<G>()).max(1);
     let pass = n.div_ceil(passes).max(1);
     let bytes = ctx.gpu_memory_bytes::<G>(pass);
     println!(

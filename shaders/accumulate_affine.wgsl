@@ -3,7 +3,7 @@
 //
 // Every chunk keeps an affine running sum of its current bucket piece in chunk_states[]. One
 // step adds the next entry of every chunk to its sum. An affine addition needs 1/(x₂ − x₁);
-// each step thread owns params.affine_batch consecutive chunks and shares ONE field inversion
+// each step thread owns plan.affine_batch consecutive chunks and shares ONE field inversion
 // among their additions with Montgomery's trick (forward: running products of the
 // denominators; one inversion; backward: each inverse from the running products), so an
 // addition costs 6 multiplications plus its share of the inversion, instead of the 11 of a
@@ -105,7 +105,7 @@ fn has_denominator(kind: u32) -> bool {
 }
 
 fn chunk_count() -> u32 {
-    return params.num_windows * params.chunks_per_window;
+    return plan.num_windows * plan.chunks_per_window;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -120,7 +120,7 @@ fn start_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     state.end = range.y;
     state.flags = 0u;
     if (range.x < range.y) {
-        state.bucket = bucket_containing(c / params.chunks_per_window, range.x);
+        state.bucket = bucket_containing(c / plan.chunks_per_window, range.x);
         state.sum = stored_pack(load_entry(range.x));
         state.next = range.x + 1u;
     }
@@ -133,7 +133,7 @@ fn step_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
     // neighbouring chunk states.
     let t = thread_index(gid, nwg);
     let count = chunk_count();
-    let threads = (count + params.affine_batch - 1u) / params.affine_batch;
+    let threads = (count + plan.affine_batch - 1u) / plan.affine_batch;
     if (t >= threads) {
         return;
     }

@@ -12,7 +12,7 @@
 #import field
 #import curve
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
 // partials[w·T + t]: thread (w, t)'s share of window w's sum.
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
@@ -29,7 +29,7 @@ fn pieces(j: u32, w: u32) -> u32 {
     if (start == end) {
         return 0u;
     }
-    return 1u + (end - 1u - w * params.n) / params.chunk_len - (start - w * params.n) / params.chunk_len;
+    return 1u + (end - 1u - w * plan.n) / plan.chunk_len - (start - w * plan.n) / plan.chunk_len;
 }
 
 // Piece i of bucket j: its first piece, then the carries of the chunks after the first.
@@ -37,8 +37,8 @@ fn piece(j: u32, w: u32, i: u32) -> Point {
     if (i == 0u) {
         return point_unpack(buckets[j]);
     }
-    let first_chunk = (bucket_starts[j] - w * params.n) / params.chunk_len;
-    return point_unpack(carries[w * params.chunks_per_window + first_chunk + i]);
+    let first_chunk = (bucket_starts[j] - w * plan.n) / plan.chunk_len;
+    return point_unpack(carries[w * plan.chunks_per_window + first_chunk + i]);
 }
 
 // The thread's work is a sequence of point additions, all through ONE call of point_add:
@@ -56,13 +56,13 @@ const OP_LAST: u32 = 4u;    // sum += scaled
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = thread_index(gid, nwg);
-    if (id >= params.num_windows * params.segments) {
+    if (id >= plan.num_windows * plan.segments) {
         return;
     }
-    let w = id / params.segments;
-    let t = id % params.segments;
-    let len = params.segment_len;
-    let first = w * params.num_buckets + t * len;
+    let w = id / plan.segments;
+    let t = id % plan.segments;
+    let len = plan.segment_len;
+    let first = w * plan.num_buckets + t * len;
     let m = t * len;
     var bits = 0u;
     if (m != 0u) {

@@ -1,12 +1,12 @@
 // Bucket-accumulation chunks, shared by the projective (smvp.wgsl) and batch-affine
 // (accumulate_affine.wgsl) kernels. Window w's CSR entries lie at [w·n, w·n + E_w), grouped by
-// bucket, and are cut into chunks of S = params.chunk_len entries; chunk c = w·C + k holds
+// bucket, and are cut into chunks of S = plan.chunk_len entries; chunk c = w·C + k holds
 // entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)).
 // A bucket that spans chunks is left in pieces (its first in buckets[], the others in the carry
 // slots of the later chunks); bucket_reduce.wgsl adds them up. Empty buckets are never written.
 // Importing templates import common, field and curve first.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> bucket_starts: array<u32>;
 // After stage 2 the cursors hold each bucket's end offset.
 @group(0) @binding(2) var<storage, read> bucket_ends: array<u32>;
@@ -21,8 +21,8 @@
 // last bucket starting at or before it. Empty buckets start where the next one starts, so the
 // last one found is never empty.
 fn bucket_containing(w: u32, entry: u32) -> u32 {
-    var lo = w * params.num_buckets;
-    var hi = lo + params.num_buckets - 1u;
+    var lo = w * plan.num_buckets;
+    var hi = lo + plan.num_buckets - 1u;
     while (lo < hi) {
         let mid = hi - (hi - lo) / 2u;
         if (bucket_starts[mid] <= entry) {
@@ -45,10 +45,10 @@ fn next_bucket(j: u32, entry: u32) -> u32 {
 
 // Chunk c's entries [start, end); start ≥ end when the chunk lies past its window's last entry.
 fn chunk_range(c: u32) -> vec2<u32> {
-    let w = c / params.chunks_per_window;
-    let start = w * params.n + (c % params.chunks_per_window) * params.chunk_len;
-    let window_end = bucket_ends[(w + 1u) * params.num_buckets - 1u];
-    return vec2<u32>(start, min(start + params.chunk_len, window_end));
+    let w = c / plan.chunks_per_window;
+    let start = w * plan.n + (c % plan.chunks_per_window) * plan.chunk_len;
+    let window_end = bucket_ends[(w + 1u) * plan.num_buckets - 1u];
+    return vec2<u32>(start, min(start + plan.chunk_len, window_end));
 }
 
 // Stores chunk `chunk`'s sum `acc` of bucket j's points, given the chunk's first entry: the piece

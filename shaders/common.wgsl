@@ -7,8 +7,8 @@ const DIGIT_NEGATIVE: u32 = 0x80000000u;
 // A CSR entry is a point index with DIGIT_NEGATIVE set when the point enters its bucket negated.
 const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
 
-// Per-call sizes, written by the host (src/plan.rs, `Params`); the shader text never depends on n.
-struct Params {
+// Per-call sizes, written by the host (src/plan.rs, `Plan`); the shader text never depends on n.
+struct Plan {
     // Number of points and scalars.
     n: u32,
     // Window width c in bits.

@@ -11,7 +11,7 @@
 #import field
 #import curve
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
 // 8 little-endian u32 words per scalar.
 @group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
@@ -42,7 +42,7 @@ fn scalar_bits(i: u32, bit: u32, width: u32) -> u32 {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
-    if (i >= params.n) {
+    if (i >= plan.n) {
         return;
     }
     let raw = raw_points[i];
@@ -53,19 +53,19 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
-    if (i >= params.n) {
+    if (i >= plan.n) {
         return;
     }
     let skip = identity[i] != 0u;
 
-    let c = params.window_bits;
-    let half = params.num_buckets;
+    let c = plan.window_bits;
+    let half = plan.num_buckets;
     var carry = 0u;
-    for (var w = 0u; w < params.num_windows; w = w + 1u) {
+    for (var w = 0u; w < plan.num_windows; w = w + 1u) {
         let v = scalar_bits(i, w * c, c) + carry;
         var digit = v;
         carry = 0u;
-        if (v >= half && w + 1u < params.num_windows) {
+        if (v >= half && w + 1u < plan.num_windows) {
             // v − 2^c, stored as magnitude 2^c − v with the sign bit.
             digit = ((1u << c) - v) | DIGIT_NEGATIVE;
             carry = 1u;
@@ -76,9 +76,9 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         if (skip) {
             digit = 0u;
         }
-        digits[w * params.n + i] = digit;
+        digits[w * plan.n + i] = digit;
         if (digit != 0u) {
-            atomicAdd(&bucket_counts[w * params.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
+            atomicAdd(&bucket_counts[w * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
         }
     }
 }

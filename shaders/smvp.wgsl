@@ -1,7 +1,7 @@
 // Stage 3: sparse matrix–vector product, i.e. bucket accumulation, load-balanced.
 //
 // Window w's CSR entries lie at [w·n, w·n + E_w), grouped by bucket. They are cut into chunks of
-// S = params.chunk_len entries, and thread (w, k) adds the points of chunk k: every thread does
+// S = plan.chunk_len entries, and thread (w, k) adds the points of chunk k: every thread does
 // the same work however the points spread over buckets (one bucket may hold every point).
 //   accumulate_chunks: a bucket inside the chunk is written to buckets[]; a bucket that starts
 //     in the chunk but runs past its end is written to buckets[] too (its first piece); the piece
@@ -16,7 +16,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn accumulate_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let chunk = thread_index(gid, nwg);
-    if (chunk >= params.num_windows * params.chunks_per_window) {
+    if (chunk >= plan.num_windows * plan.chunks_per_window) {
         return;
     }
     let range = chunk_range(chunk);
@@ -26,7 +26,7 @@ fn accumulate_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         return;
     }
 
-    var j = bucket_containing(chunk / params.chunks_per_window, start);
+    var j = bucket_containing(chunk / plan.chunks_per_window, start);
     var bucket_end = bucket_ends[j];
     var acc = point_identity();
     for (var e = start; e < end; e = e + 1u) {

@@ -5,7 +5,7 @@
 //   scatter_entries: one thread per point appends its index to each of its buckets.
 #import common
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> plan: Plan;
 
 const SCAN_THREADS: u32 = 256u;
 var<workgroup> partial_sums: array<u32, 256>;
@@ -22,7 +22,7 @@ var<workgroup> partial_sums: array<u32, 256>;
 fn scan_bucket_counts(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let w = wg.x;
     let t = lid.x;
-    let h = params.num_buckets;
+    let h = plan.num_buckets;
     let per_thread = (h + SCAN_THREADS - 1u) / SCAN_THREADS;
     let lo = min(t * per_thread, h);
     let hi = min(lo + per_thread, h);
@@ -44,7 +44,7 @@ fn scan_bucket_counts(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
         partial_sums[t] = partial_sums[t] + left;
         workgroupBarrier();
     }
-    var start = w * params.n + partial_sums[t] - total;
+    var start = w * plan.n + partial_sums[t] - total;
     for (var b = lo; b < hi; b = b + 1u) {
         let count = atomicLoad(&bucket_counts[base + b]);
         bucket_starts[base + b] = start;
@@ -56,13 +56,13 @@ fn scan_bucket_counts(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn scatter_entries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
-    if (i >= params.n) {
+    if (i >= plan.n) {
         return;
     }
-    for (var w = 0u; w < params.num_windows; w = w + 1u) {
-        let digit = digits[w * params.n + i];
+    for (var w = 0u; w < plan.num_windows; w = w + 1u) {
+        let digit = digits[w * plan.n + i];
         if (digit != 0u) {
-            let bucket = w * params.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u;
+            let bucket = w * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u;
             let slot = atomicAdd(&bucket_counts[bucket], 1u);
             entries[slot] = i | (digit & DIGIT_NEGATIVE);
         }

@@ -11,7 +11,7 @@ use crate::MsmError;
 
 /// Decodes Montgomery-form GPU points (`point_coords` fields each, stored in the limbs of
 /// `form`) into group elements.
-pub fn decode_points<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
+pub fn points_from_gpu<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
     let spec = G::spec();
     let field = spec.field_for(form);
     let field_words = field.storage_words();

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
-use crate::combine::{combine_windows, decode_points};
+use crate::combine::{combine_windows, points_from_gpu};
 use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
@@ -19,7 +19,7 @@ use crate::wgsl::MulForm;
 use crate::MsmError;
 
 /// Most GPU passes one call is split into (bounds host memory and time of a single call).
-pub const MAX_PIECES: usize = 64;
+pub const MAX_PASSES: usize = 64;
 
 /// A WebGPU device ready to compute MSMs.
 ///
@@ -32,7 +32,7 @@ pub struct MsmContext {
     gpu: Gpu,
     kernels: Kernels,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
-    piece_limit: Option<usize>,
+    pass_limit: Option<usize>,
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
 
@@ -74,7 +74,7 @@ impl MsmContext {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let kernels = Kernels { form: mul_form, accumulation: Accumulation::default() };
-        Ok(MsmContext { id, gpu, kernels, piece_limit: None, curves: Mutex::new(HashMap::new()) })
+        Ok(MsmContext { id, gpu, kernels, pass_limit: None, curves: Mutex::new(HashMap::new()) })
     }
 
     /// This context with `accumulation` in stage 3 (benchmarks and tests of both; short
@@ -88,8 +88,8 @@ impl MsmContext {
     /// This context with at most `points` points per GPU pass, so tests can exercise the
     /// splitting of large inputs with small ones.
     #[doc(hidden)]
-    pub fn with_piece_limit(mut self, points: usize) -> Self {
-        self.piece_limit = Some(points.max(1));
+    pub fn with_pass_limit(mut self, points: usize) -> Self {
+        self.pass_limit = Some(points.max(1));
         self
     }
 
@@ -113,24 +113,24 @@ impl MsmContext {
 
     /// The most points one GPU pass takes on curve `G` with this device's limits; larger
     /// inputs run as several passes whose results are added.
-    pub fn max_piece_points<G: GpuCurve>(&self) -> usize {
+    pub fn max_pass_points<G: GpuCurve>(&self) -> usize {
         let device = max_points(G::spec(), self.kernels, &self.gpu.limits) as usize;
-        self.piece_limit.map_or(device, |limit| limit.min(device))
+        self.pass_limit.map_or(device, |limit| limit.min(device))
     }
 
-    /// The largest number of points one call takes on curve `G`: [`MAX_PIECES`] passes of
-    /// [`MsmContext::max_piece_points`].
+    /// The largest number of points one call takes on curve `G`: [`MAX_PASSES`] passes of
+    /// [`MsmContext::max_pass_points`].
     pub fn max_points<G: GpuCurve>(&self) -> usize {
-        self.max_piece_points::<G>() * MAX_PIECES
+        self.max_pass_points::<G>() * MAX_PASSES
     }
 
     /// Points per pass for an input of `n` points: equal passes that each fit the device (their
     /// sums add up).
-    pub(crate) fn piece_len<G: GpuCurve>(&self, n: usize) -> usize {
-        n.div_ceil(n.div_ceil(self.max_piece_points::<G>()).max(1)).max(1)
+    pub(crate) fn pass_len<G: GpuCurve>(&self, n: usize) -> usize {
+        n.div_ceil(n.div_ceil(self.max_pass_points::<G>()).max(1)).max(1)
     }
 
-    /// Bytes of GPU buffers one pass of `n` points (at most `max_piece_points`) uses on `G`.
+    /// Bytes of GPU buffers one pass of `n` points (at most `max_pass_points`) uses on `G`.
     pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
         BufferSizes::for_plan(G::spec(), self.kernels, &Plan::choose(n as u32, G::spec().scalar_bits)).total()
     }
@@ -162,11 +162,11 @@ impl MsmContext {
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let piece_len = self.piece_len::<G>(n);
+        let pass_len = self.pass_len::<G>(n);
         let point_words = raw_points.len() / n;
         let mut total = G::Group::zero();
         for (points, scalars) in
-            raw_points.chunks(piece_len * point_words).zip(raw_scalars.chunks(piece_len * SCALAR_WORDS))
+            raw_points.chunks(pass_len * point_words).zip(raw_scalars.chunks(pass_len * SCALAR_WORDS))
         {
             let plan = Plan::choose((scalars.len() / SCALAR_WORDS) as u32, scalar_bits);
             let (partials, _) = self.run::<G>(&plan, PointSource::Upload(points), scalars, false).await?;
@@ -201,7 +201,7 @@ impl MsmContext {
         let output =
             run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile)
                 .await?;
-        Ok((decode_points::<G>(&output.partials, self.kernels.form)?, output.timings))
+        Ok((points_from_gpu::<G>(&output.partials, self.kernels.form)?, output.timings))
     }
 
     /// The compiled pipelines and workspace of curve `G`, compiling them on first use.

@@ -45,7 +45,7 @@ pub enum MsmError {
         scalars: usize,
     },
     /// More points than one call takes (`MsmContext::max_points`: the device's largest pass
-    /// times `MAX_PIECES`; for a profiled run, one pass).
+    /// times `MAX_PASSES`; for a profiled run, one pass).
     #[error("input of {n} points exceeds the largest this device can take, {max}")]
     InputTooLarge {
         /// Number of points given.

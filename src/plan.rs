@@ -31,7 +31,7 @@ pub const MAX_AFFINE_BATCH: u32 = 256;
 /// bls12-377 from 618 to 590 ms (ed-on-bls12-377 within noise); 8 was no better.
 pub const BUCKETS_PER_CHUNK: u32 = 4;
 
-/// The sizes of one MSM call, as the shaders see them (`Params` in `shaders/common.wgsl`).
+/// The sizes of one MSM call, as the shaders see them (`struct Plan` in `shaders/common.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct Plan {

@@ -7,7 +7,7 @@ use ark_ff::Zero;
 
 use crate::combine::combine_windows;
 use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
-use crate::gpu::run::{submit_pass, PointSource, PreparedPiece};
+use crate::gpu::run::{submit_pass, PointSource, PreparedPass};
 use crate::gpu::workspace::bind_group;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
@@ -18,8 +18,8 @@ use crate::{MsmContext, MsmError};
 pub struct PreparedBases<G: GpuCurve> {
     context_id: u64,
     len: usize,
-    piece_len: usize,
-    pieces: Vec<PreparedPiece>,
+    pass_len: usize,
+    passes: Vec<PreparedPass>,
     curve: PhantomData<G>,
 }
 
@@ -52,13 +52,13 @@ impl MsmContext {
         }
         let spec = G::spec();
         let runner = self.runner::<G>().await?;
-        let piece_len = self.piece_len::<G>(n);
+        let pass_len = self.pass_len::<G>(n);
         let point_words = 2 * spec.coord_words;
         let gpu = self.gpu();
-        let mut pieces = Vec::new();
-        for chunk in raw.chunks(piece_len * point_words) {
+        let mut passes = Vec::new();
+        for chunk in raw.chunks(pass_len * point_words) {
             let count = chunk.len() / point_words;
-            let piece = gpu
+            let pass = gpu
                 .capture(|| {
                     let device = &gpu.device;
                     let storage = wgpu::BufferUsages::STORAGE;
@@ -81,24 +81,24 @@ impl MsmContext {
                         })
                     };
                     let stored_bytes = (count * spec.stored_coords() * spec.packed_words(self.mul_form()) * 4) as u64;
-                    let piece = PreparedPiece {
+                    let pass = PreparedPass {
                         n: count as u32,
                         points: empty("prepared points", stored_bytes),
                         identity: empty("prepared identity flags", count as u64 * 4),
                     };
                     let step = Step::ConvertPoints;
                     let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
-                        Buffer::Params => &params,
+                        Buffer::Plan => &params,
                         Buffer::RawPoints => &raw_points,
-                        other => piece.buffer(other).expect("convert_points writes only what the bases hold"),
+                        other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
                     });
                     submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&plan));
-                    piece
+                    pass
                 })
                 .await?;
-            pieces.push(piece);
+            passes.push(pass);
         }
-        Ok(PreparedBases { context_id: self.id, len: n, piece_len, pieces, curve: PhantomData })
+        Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, curve: PhantomData })
     }
 
     /// Σ scalars\[i\]·bases\[i\] with bases prepared on this context: no point upload or
@@ -128,9 +128,9 @@ impl MsmContext {
         }
         self.gpu().check_alive()?;
         let mut total = G::Group::zero();
-        for (piece, scalars) in bases.pieces.iter().zip(raw_scalars.chunks(bases.piece_len * SCALAR_WORDS)) {
-            let plan = Plan::choose(piece.n, scalar_bits);
-            let (partials, _) = self.run::<G>(&plan, PointSource::Prepared(piece), scalars, false).await?;
+        for (pass, scalars) in bases.passes.iter().zip(raw_scalars.chunks(bases.pass_len * SCALAR_WORDS)) {
+            let plan = Plan::choose(pass.n, scalar_bits);
+            let (partials, _) = self.run::<G>(&plan, PointSource::Prepared(pass), scalars, false).await?;
             total += combine_windows(&partials, &plan);
         }
         Ok(total)

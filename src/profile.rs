@@ -135,7 +135,7 @@ impl MsmContext {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
         let n = points.len();
-        let max = self.max_piece_points::<G>();
+        let max = self.max_pass_points::<G>();
         if n == 0 || n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }

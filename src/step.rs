@@ -12,8 +12,8 @@ use crate::wgsl::{MulForm, Stage};
 /// The buffers of the pipeline, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Buffer {
-    /// Uniform `Params` (the [`Plan`]).
-    Params,
+    /// Uniform `Plan`: the call's sizes (`struct Plan` in `shaders/common.wgsl`).
+    Plan,
     /// Uploaded canonical point words.
     RawPoints,
     /// Uploaded scalar words.
@@ -44,7 +44,7 @@ pub enum Buffer {
 impl Buffer {
     /// Every buffer.
     pub const ALL: [Buffer; 13] = [
-        Buffer::Params,
+        Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawScalars,
         Buffer::Points,
@@ -61,7 +61,7 @@ impl Buffer {
 
     /// Whether shaders bind it as a uniform buffer (all others are storage buffers).
     pub fn is_uniform(self) -> bool {
-        self == Buffer::Params
+        self == Buffer::Plan
     }
 
     /// Whether prepared bases (see [`crate::PreparedBases`]) hold their own copy, which runs on
@@ -210,21 +210,21 @@ impl Step {
         use Buffer::*;
         match self {
             Step::ConvertPoints => {
-                &[(0, Params, Read), (1, RawPoints, Read), (3, Points, ReadWrite), (6, Identity, ReadWrite)]
+                &[(0, Plan, Read), (1, RawPoints, Read), (3, Points, ReadWrite), (6, Identity, ReadWrite)]
             }
             Step::DecomposeScalars => &[
-                (0, Params, Read),
+                (0, Plan, Read),
                 (2, RawScalars, Read),
                 (4, Digits, ReadWrite),
                 (5, BucketCounts, ReadWrite),
                 (6, Identity, Read),
             ],
-            Step::ScanBucketCounts => &[(0, Params, Read), (1, BucketCounts, ReadWrite), (2, BucketStarts, ReadWrite)],
+            Step::ScanBucketCounts => &[(0, Plan, Read), (1, BucketCounts, ReadWrite), (2, BucketStarts, ReadWrite)],
             Step::ScatterEntries => {
-                &[(0, Params, Read), (1, BucketCounts, ReadWrite), (3, Digits, Read), (4, Entries, ReadWrite)]
+                &[(0, Plan, Read), (1, BucketCounts, ReadWrite), (3, Digits, Read), (4, Entries, ReadWrite)]
             }
             Step::AccumulateChunks => &[
-                (0, Params, Read),
+                (0, Plan, Read),
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (3, Entries, Read),
@@ -233,7 +233,7 @@ impl Step {
                 (6, Carries, ReadWrite),
             ],
             Step::StartAffineChunks => &[
-                (0, Params, Read),
+                (0, Plan, Read),
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (3, Entries, Read),
@@ -241,7 +241,7 @@ impl Step {
                 (7, ChunkStates, ReadWrite),
             ],
             Step::StepAffineChunks => &[
-                (0, Params, Read),
+                (0, Plan, Read),
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (3, Entries, Read),
@@ -251,7 +251,7 @@ impl Step {
                 (7, ChunkStates, ReadWrite),
             ],
             Step::FinishAffineChunks => &[
-                (0, Params, Read),
+                (0, Plan, Read),
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (5, Buckets, ReadWrite),
@@ -259,7 +259,7 @@ impl Step {
                 (7, ChunkStates, Read),
             ],
             Step::BucketReduce => &[
-                (0, Params, Read),
+                (0, Plan, Read),
                 (1, Buckets, Read),
                 (2, Partials, ReadWrite),
                 (3, BucketStarts, Read),

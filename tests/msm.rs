@@ -90,17 +90,17 @@ fn bad_inputs_get_typed_errors<G: GpuCurve>() {
     assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)).err(), Some(mismatch.clone()));
     let Some(ctx) = context() else { return };
     assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)).err(), Some(mismatch));
-    let piece = ctx.max_piece_points::<G>();
-    assert!(piece >= 1 << 20, "{} takes 2^20 points per pass within WebGPU's default limits", G::spec().name);
-    assert_eq!(ctx.max_points::<G>(), piece * webgpu_msm::MAX_PIECES);
+    let pass = ctx.max_pass_points::<G>();
+    assert!(pass >= 1 << 20, "{} takes 2^20 points per pass within WebGPU's default limits", G::spec().name);
+    assert_eq!(ctx.max_points::<G>(), pass * webgpu_msm::MAX_PASSES);
 }
 
 /// Inputs larger than one GPU pass run as several passes (here with passes capped at 64 points
-/// so it is cheap); more than MAX_PIECES passes' worth gets InputTooLarge before any upload.
+/// so it is cheap); more than MAX_PASSES passes' worth gets InputTooLarge before any upload.
 fn large_inputs_are_split_into_passes<G: GpuCurve>() {
     let Some(_) = context() else { return };
-    let ctx = pollster::block_on(MsmContext::new()).expect("adapter").with_piece_limit(64);
-    let max = 64 * webgpu_msm::MAX_PIECES;
+    let ctx = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(64);
+    let max = 64 * webgpu_msm::MAX_PASSES;
     assert_eq!(ctx.max_points::<G>(), max);
     let mut rng = StdRng::seed_from_u64(4);
     for n in [65, 1000, max] {
@@ -230,7 +230,7 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     let mismatch = MsmError::LengthMismatch { points: n, scalars: n - 1 };
     assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short)), Err(mismatch));
 
-    let split = pollster::block_on(MsmContext::new()).expect("adapter").with_piece_limit(256);
+    let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(256);
     assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Err(MsmError::ForeignBases));
     let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
     assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");

@@ -50,11 +50,11 @@ pub enum PointSource<'a> {
     /// Upload words (canonical affine coordinates), converted by `convert_points` in this run.
     Upload(&'a [u32]),
     /// Points already converted on the GPU (prepared bases).
-    Prepared(&'a PreparedPiece),
+    Prepared(&'a PreparedPass),
 }
 
 /// Points converted once into their stored form and kept on the GPU.
-pub struct PreparedPiece {
+pub struct PreparedPass {
     /// Number of points.
     pub n: u32,
     /// Stored points, as `Buffer::Points`.
@@ -63,8 +63,8 @@ pub struct PreparedPiece {
     pub identity: wgpu::Buffer,
 }
 
-impl PreparedPiece {
-    /// The piece's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
+impl PreparedPass {
+    /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
     pub fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
         match buffer {
             Buffer::Points => Some(&self.points),
@@ -91,9 +91,7 @@ pub async fn run_stages(
     let steps = match source {
         PointSource::Upload(_) => workspace.run_steps(&gpu.device, pipelines, None),
         // Creates bind groups, which can fail.
-        PointSource::Prepared(piece) => {
-            gpu.capture(|| workspace.run_steps(&gpu.device, pipelines, Some(piece))).await?
-        }
+        PointSource::Prepared(pass) => gpu.capture(|| workspace.run_steps(&gpu.device, pipelines, Some(pass))).await?,
     };
     if !profile {
         let staging = gpu
@@ -150,7 +148,7 @@ fn upload(
     raw_scalars: &[u32],
 ) -> wgpu::CommandEncoder {
     let queue = &gpu.queue;
-    queue.write_buffer(workspace.buffer(Buffer::Params), 0, bytemuck::bytes_of(plan));
+    queue.write_buffer(workspace.buffer(Buffer::Plan), 0, bytemuck::bytes_of(plan));
     if let PointSource::Upload(raw_points) = source {
         queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
     }

@@ -6,7 +6,7 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use num_bigint::BigUint;
 
-use crate::combine::decode_points;
+use crate::combine::points_from_gpu;
 use crate::cpu_model;
 use crate::curve::registry::each_curve;
 use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
@@ -32,7 +32,7 @@ fn affine_xy<G: GpuCurve>(p: &G) -> (BigUint, BigUint) {
 }
 
 /// A GPU `Point` (Montgomery storage words of `form`) for `p`, in coordinates scaled by `lambda`.
-fn encode_point<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u32> {
+fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u32> {
     let spec = G::spec();
     let m = spec.field_for(form);
     let (x, y) = affine_xy(p);
@@ -149,7 +149,7 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     }
     let lambda = BigUint::from(0x1234_5678u32);
     let point_in: Vec<u32> =
-        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| encode_point(p, &lambda, ctx.mul_form())).collect();
+        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, ctx.mul_form())).collect();
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
     let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
@@ -160,7 +160,7 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         (4, cases.len() * 4 * point_words),
         cases.len() as u32,
     );
-    let got = decode_points::<G>(&out, ctx.mul_form()).expect("GPU points are on the curve");
+    let got = points_from_gpu::<G>(&out, ctx.mul_form()).expect("GPU points are on the curve");
     for (i, (p, q)) in cases.iter().enumerate() {
         let (p, q) = (p.into_group(), q.into_group());
         let expected = [p + q, p.double(), p + q, p - q];
@@ -250,7 +250,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Buckets, then the carries of the later chunks it reaches into (stage 4 adds them). Empty
     // buckets are never written.
     let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
-    let decode = |words: &[u32]| decode_points::<G>(words, ctx.mul_form()).expect("pieces on curve")[0];
+    let decode = |words: &[u32]| points_from_gpu::<G>(words, ctx.mul_form()).expect("pieces on curve")[0];
     let firsts = read(Buffer::Buckets, buckets * point_words);
     let carries = read(Buffer::Carries, plan.total_chunks() as usize * point_words);
     let (n32, s, c) = (plan.n, plan.chunk_len, plan.chunks_per_window);
@@ -300,7 +300,7 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let mut wrong = Vec::new();
     for (k, q) in points.iter().enumerate() {
         acc += q;
-        let got = decode_points::<G>(&out[k * point_words..(k + 1) * point_words], ctx.mul_form());
+        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], ctx.mul_form());
         if got.as_ref().map(|g| g[0] != acc).unwrap_or(true) {
             wrong.push(k);
         }

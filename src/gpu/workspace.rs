@@ -5,7 +5,7 @@ use crate::plan::Plan;
 use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
-use super::run::PreparedPiece;
+use super::run::PreparedPass;
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +19,7 @@ impl BufferSizes {
         let point = spec.point_coords() as u64 * field;
         let windows = plan.num_windows as u64;
         let sizes = Buffer::ALL.map(|b| match b {
-            Buffer::Params => std::mem::size_of::<Plan>() as u64,
+            Buffer::Plan => std::mem::size_of::<Plan>() as u64,
             Buffer::RawPoints => n * 2 * spec.coord_words as u64 * 4,
             Buffer::RawScalars => n * SCALAR_WORDS as u64 * 4,
             Buffer::Points => n * spec.stored_coords() as u64 * field,
@@ -133,15 +133,15 @@ impl Workspace {
         &self,
         device: &wgpu::Device,
         pipelines: &CurvePipelines,
-        prepared: Option<&PreparedPiece>,
+        prepared: Option<&PreparedPass>,
     ) -> Vec<(Step, wgpu::BindGroup)> {
         self.bind_groups
             .iter()
             .filter_map(|(step, own)| match prepared {
                 None => Some((*step, own.clone())),
                 Some(_) if step.skipped_with_prepared_bases() => None,
-                Some(piece) if step.binds_prepared_bases() => {
-                    let buffer = |b: Buffer| piece.buffer(b).unwrap_or(&self.buffers[b as usize]);
+                Some(pass) if step.binds_prepared_bases() => {
+                    let buffer = |b: Buffer| pass.buffer(b).unwrap_or(&self.buffers[b as usize]);
                     Some((*step, bind_group(device, pipelines, *step, buffer)))
                 }
                 Some(_) => Some((*step, own.clone())),
