@@ -1,0 +1,95 @@
+//! Compiles shader pipelines one at a time on the default adapter and prints how long each took
+//! and the process's peak memory after it: which entry point a driver's compiler struggles with.
+//!
+//! `cargo run --example compile_entry -- --curve bls12-377 [--field narrow|wide] [--stage FILE]
+//! [--entry NAME] [--dump DIR]`
+//!
+//! Without `--entry` every entry point of every stage of the curve (or of `--stage`) is compiled in
+//! turn in this process; run one `--entry` per process to measure each one's peak alone.
+//! `--dump DIR` also writes each composed WGSL module there.
+
+use std::time::Instant;
+
+use webgpu_msm::wgsl::{compose, MulForm, Stage};
+use webgpu_msm::{CurveSpec, GpuCurve};
+
+fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    kib / 1024
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let spec: &CurveSpec = match value("--curve").as_deref().unwrap_or("bls12-377") {
+        "bls12-377" => ark_bls12_377::G1Affine::spec(),
+        "ed-on-bls12-377" => ark_ed_on_bls12_377::EdwardsAffine::spec(),
+        other => panic!("unknown curve {other}"),
+    };
+    let form = match value("--field").as_deref().unwrap_or("narrow") {
+        "narrow" => MulForm::ROLLED,
+        "wide" => MulForm::WIDE,
+        other => panic!("unknown --field {other}"),
+    };
+    let stages: Vec<Stage> = Stage::ALL
+        .into_iter()
+        .filter(|s| s.supports(&spec.model))
+        .filter(|s| value("--stage").is_none_or(|f| s.file() == f))
+        .collect();
+
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    let features = if form.needs_int64() { wgpu::Features::SHADER_INT64 } else { wgpu::Features::empty() };
+    let (device, _queue) = pollster::block_on(
+        adapter.request_device(&wgpu::DeviceDescriptor { required_features: features, ..Default::default() }),
+    )
+    .expect("a device");
+    println!("adapter: {} ({:?})", adapter.get_info().name, form);
+
+    for stage in stages {
+        let source = match value("--wgsl") {
+            Some(file) => std::fs::read_to_string(file).expect("--wgsl FILE"),
+            None => compose(spec, stage, form),
+        };
+        if let Some(dir) = value("--dump") {
+            std::fs::write(format!("{dir}/{}-{}", spec.name, stage.file()), &source).expect("dump");
+        }
+        let parsed = naga::front::wgsl::parse_str(&source).expect("valid WGSL");
+        let entries: Vec<String> = parsed
+            .entry_points
+            .iter()
+            .map(|e| e.name.clone())
+            .filter(|name| value("--entry").is_none_or(|wanted| *name == wanted))
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        let start = Instant::now();
+        let descriptor =
+            wgpu::ShaderModuleDescriptor { label: Some(stage.file()), source: wgpu::ShaderSource::Wgsl(source.into()) };
+        let module = if args.iter().any(|a| a == "--unchecked") {
+            // SAFETY: a diagnostic of compile time only; nothing is dispatched.
+            unsafe { device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked()) }
+        } else {
+            device.create_shader_module(descriptor)
+        };
+        println!("{} module: {:.2} s, peak {} MiB", stage.file(), start.elapsed().as_secs_f64(), peak_rss_mib());
+        for entry in entries {
+            let start = Instant::now();
+            let _pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&entry),
+                layout: None,
+                module: &module,
+                entry_point: Some(&entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            println!("{} {entry}: {:.2} s, peak {} MiB", stage.file(), start.elapsed().as_secs_f64(), peak_rss_mib());
+        }
+    }
+}
