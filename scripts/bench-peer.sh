@@ -17,7 +17,10 @@
 #      wasm-bindgen test): the adapter's info; arkworks BN254 compiled to WASM (one thread) on
 #      the same inputs; then the peer's `compute_msm` PEER_CALLS times, each result checked
 #      against arkworks
-#   3. the native arkworks run again (machine load moves between 1 and 3; compare ratios)
+#   3. with PEER_NATIVE_ICD=<Vulkan ICD json>: the peer natively (wgpu 24, same inputs)
+#   4. the native arkworks run again (machine load moves between 1 and 3; compare ratios)
+# When the peer fails, a diagnostic compiles its shaders one at a time and names the one that
+# crashes the driver (browser: `-- peer_shaders_compile`; native: the `shaders` binary).
 # The peer is used unmodified as a Cargo path dependency; its Cargo.lock seeds the harness's,
 # so it builds with the wgpu (24.0.5) and halo2curves it pins. Only wasm-bindgen is moved to the
 # version of the installed wasm-bindgen-test-runner. Nothing of the peer enters this repository.
@@ -85,15 +88,18 @@ browser_test() { # test name, log file
         export PEER_LOG_SIZE="$log_size" PEER_CALLS="$calls"
         export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
         export CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=3600
-        cargo test --release -q -j "$jobs" --target wasm32-unknown-unknown --test peer -- "$1" \
+        cargo test --release -j "$jobs" --target wasm32-unknown-unknown --test peer -- "$1" \
             --nocapture > "$2" 2>&1 || true
     )
-    grep -E '^PEER_|^ *panicked|test result' "$2" | cut -c1-400 || true
+    grep -E '^PEER_(BENCH|DIAG)|^ *panicked|test result' "$2" | cut -c1-400 || true
     grep -E 'GPU process exited|has crashed' "$build/chrome.log" 2>/dev/null | cut -c1-200 || true
 }
 rm -f "$build/chrome.log"
 browser_test peer_bn254_msm "$build/browser.log"
-if ! grep -q 'test result: ok' "$build/browser.log"; then
+peer_ran=0
+if grep -q 'test result: ok' "$build/browser.log"; then
+    peer_ran=1
+else
     echo "browser run failed ($build/browser.log); compiling the peer's shaders one at a time:"
     rm -f "$build/chrome.log"
     browser_test peer_shaders_compile "$build/browser-shaders.log"
@@ -103,11 +109,19 @@ fi
 # (lavapipe: /usr/share/vulkan/icd.d/lvp_icd.x86_64.json; SwiftShader:
 # /usr/lib/chromium/vk_swiftshader_icd.json).
 if [ -n "${PEER_NATIVE_ICD:-}" ]; then
-    (cd "$h" && cargo build --release -q -j "$jobs" --bin native)
-    VK_ICD_FILENAMES="$PEER_NATIVE_ICD" timeout "${PEER_NATIVE_TIMEOUT:-1800}" \
-        "$h/target/release/native" "$log_size" "$calls" 2>&1 | grep -E 'PEER_|panicked|rror' \
-        || echo "native peer run failed (exit ${PIPESTATUS[0]})"
+    (cd "$h" && cargo build --release -q -j "$jobs" --bin native --bin shaders)
+    if ! VK_ICD_FILENAMES="$PEER_NATIVE_ICD" timeout "${PEER_NATIVE_TIMEOUT:-1800}" \
+        "$h/target/release/native" "$log_size" "$calls" > "$build/native.log" 2>&1; then
+        grep -E '^PEER_|panicked|^  In |^    [A-Z]' "$build/native.log" | cut -c1-300 || true
+        echo "native peer run failed ($build/native.log); compiling the peer's shaders one at a time:"
+        VK_ICD_FILENAMES="$PEER_NATIVE_ICD" "$h/target/release/shaders" "$log_size" 2>&1 \
+            | grep -E '^PEER_|^  In |^    [A-Z]' || echo "shader compile diagnostic: exit ${PIPESTATUS[0]}"
+    else
+        grep -E '^PEER_' "$build/native.log"
+        peer_ran=1
+    fi
 fi
 
-# 3. arkworks native again, to bracket the load during the browser run.
+# 4. arkworks native again, to bracket the load during the browser run.
 ark_native
+[ "$peer_ran" = 1 ] || { echo "the peer did not run (see the diagnostics above)" >&2; exit 1; }
