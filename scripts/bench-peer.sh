@@ -112,10 +112,10 @@ if [ -n "${PEER_NATIVE_ICD:-}" ]; then
     (cd "$h" && cargo build --release -q -j "$jobs" --bin native --bin shaders)
     if ! VK_ICD_FILENAMES="$PEER_NATIVE_ICD" timeout "${PEER_NATIVE_TIMEOUT:-1800}" \
         "$h/target/release/native" "$log_size" "$calls" > "$build/native.log" 2>&1; then
-        grep -E '^PEER_|panicked|^  In |^    [A-Z]' "$build/native.log" | cut -c1-300 || true
+        grep -E '^PEER_|panicked|Unexpected Vulkan|^  In |^    [A-Z]' "$build/native.log" | cut -c1-300 || true
         echo "native peer run failed ($build/native.log); compiling the peer's shaders one at a time:"
         VK_ICD_FILENAMES="$PEER_NATIVE_ICD" "$h/target/release/shaders" "$log_size" 2>&1 \
-            | grep -E '^PEER_|^  In |^    [A-Z]' || echo "shader compile diagnostic: exit ${PIPESTATUS[0]}"
+            | grep -E '^PEER_|Unexpected Vulkan|^  In |^    [A-Z]' || echo "shader compile diagnostic: exit ${PIPESTATUS[0]}"
     else
         grep -E '^PEER_' "$build/native.log"
         peer_ran=1
