@@ -3,9 +3,9 @@
 # (BENCHMARKS.md, "BN254 against a WebGPU peer"). Not run by CI.
 #
 # Usage: scripts/bench-peer.sh PEER_DIR [LOG_SIZE] [PEER_CALLS]
-#   PEER_DIR    a checkout of the peer, ICME-Lab/msm-webgpu, outside this repository. The numbers
-#               in BENCHMARKS.md are from commit 6a23289697fe7e249b16e609042f68a203547063
-#               (2025-10-28):
+#   PEER_DIR    a checkout of the peer, ICME-Lab/msm-webgpu, outside this repository. The run in
+#               BENCHMARKS.md used commit 6a23289697fe7e249b16e609042f68a203547063 (2025-10-28,
+#               v0.2.0), the newest at the time:
 #                 git clone https://github.com/ICME-Lab/msm-webgpu /tmp/msm-webgpu
 #                 git -C /tmp/msm-webgpu checkout 6a23289697fe7e249b16e609042f68a203547063
 #   LOG_SIZE    n = 2^LOG_SIZE points (default 16)
@@ -16,9 +16,11 @@
 #   2. in one headless Chromium page on SwiftShader WebGPU (scripts/peer/icme-harness, a
 #      wasm-bindgen test): the adapter's info; arkworks BN254 compiled to WASM (one thread) on
 #      the same inputs; then the peer's `compute_msm` PEER_CALLS times, each result checked
-#      against arkworks
+#      against arkworks. A JavaScript shim lowers the device limits the peer requests to the
+#      adapter's (it asks for 1024 invocations per workgroup, SwiftShader has 256; its kernels
+#      use at most 256) and reports the device's errors and loss.
 #   3. with PEER_NATIVE_ICD=<Vulkan ICD json>: the peer natively (wgpu 24, same inputs)
-#   4. the native arkworks run again (machine load moves between 1 and 3; compare ratios)
+#   4. the native arkworks run again (machine load varies; compare ratios within one run)
 # When the peer fails, a diagnostic compiles its shaders one at a time and names the one that
 # crashes the driver (browser: `-- peer_shaders_compile`; native: the `shaders` binary).
 # The peer is used unmodified as a Cargo path dependency; its Cargo.lock seeds the harness's,
@@ -27,7 +29,8 @@
 #
 # Needs: Rust with the wasm32-unknown-unknown target, wasm-bindgen-test-runner (`cargo install
 # wasm-bindgen-cli --version <X>`), chromium + chromium-driver (Debian packages; nothing is
-# downloaded). Builds go to $PEER_BUILD_DIR (default /tmp/webgpu-msm-peer-build).
+# downloaded), crates.io for the harness's dependencies. Builds go to $PEER_BUILD_DIR (default
+# /tmp/webgpu-msm-peer-build). Exit status 1 when the peer ran nowhere (diagnostics printed).
 #
 # Our own BN254 row: once bn254 lands in this crate, `cargo run --release --example msm --
 # --curve bn254 --log-size 16` (native) and the www/ page or `scripts/test-page.sh` (browser) give
