@@ -45,10 +45,7 @@ pub fn to_halo2(
             halo2curves::bn256::G1Affine::from_xy(x, y).unwrap()
         })
         .collect();
-    let hs = scalars
-        .iter()
-        .map(|s| halo2curves::bn256::Fr::from_repr(le32(s).into()).unwrap())
-        .collect();
+    let hs = scalars.iter().map(|s| halo2curves::bn256::Fr::from_repr(le32(s).into()).unwrap()).collect();
     (hp, hs)
 }
 
@@ -59,8 +56,7 @@ pub fn same_point(peer: &halo2curves::bn256::G1, ark: &G1Projective) -> bool {
     let p = peer.to_affine();
     match (p.coordinates().into_option(), a.xy()) {
         (Some(c), Some((x, y))) => {
-            c.x().to_repr().as_ref() == le32(&x).as_slice()
-                && c.y().to_repr().as_ref() == le32(&y).as_slice()
+            c.x().to_repr().as_ref() == le32(&x).as_slice() && c.y().to_repr().as_ref() == le32(&y).as_slice()
         }
         (None, None) => true,
         _ => false,

@@ -178,7 +178,13 @@ async fn peer_shaders_compile() {
         32769..=131072 => (256, n / 256 / 8),
         _ => (256, n / 256 / 32),
     };
-    let s_wg = if num_columns < 256 { 1 } else if num_columns / 2 < 32768 { 32 } else { 256 };
+    let s_wg = if num_columns < 256 {
+        1
+    } else if num_columns / 2 < 32768 {
+        32
+    } else {
+        256
+    };
     let sm = ShaderManager::new(WORD_SIZE, chunk_size, n);
     let shaders = [
         ("decompose", sm.gen_decomp_scalars_shader(c_wg, c_y, num_subtasks, num_columns), "main"),

@@ -18,7 +18,13 @@ fn main() {
         32769..=131072 => (256, n / 256 / 8),
         _ => (256, n / 256 / 32),
     };
-    let s_wg = if num_columns < 256 { 1 } else if num_columns / 2 < 32768 { 32 } else { 256 };
+    let s_wg = if num_columns < 256 {
+        1
+    } else if num_columns / 2 < 32768 {
+        32
+    } else {
+        256
+    };
     let sm = ShaderManager::new(WORD_SIZE, chunk_size, n);
     let shaders = [
         ("decompose", sm.gen_decomp_scalars_shader(c_wg, c_y, num_subtasks, num_columns), "main"),
@@ -30,8 +36,7 @@ fn main() {
     let instance = wgpu::Instance::default();
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
     println!("PEER_DIAG adapter {}", adapter.get_info().name);
-    let (device, _queue) =
-        pollster::block_on(adapter.request_device(&Default::default(), None)).unwrap();
+    let (device, _queue) = pollster::block_on(adapter.request_device(&Default::default(), None)).unwrap();
     for (name, code, entry) in shaders.iter() {
         println!("PEER_DIAG {name}/{entry}: {} lines, compiling", code.lines().count());
         let t = Instant::now();
