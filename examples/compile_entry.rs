@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveSpec, GpuCurve};
+use webgpu_msm::{CurveId, CurveSpec};
 
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -26,11 +26,8 @@ fn peak_rss_mib() -> u64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let spec: &CurveSpec = match value("--curve").as_deref().unwrap_or("bls12-377") {
-        "bls12-377" => ark_bls12_377::G1Affine::spec(),
-        "ed-on-bls12-377" => ark_ed_on_bls12_377::EdwardsAffine::spec(),
-        other => panic!("unknown curve {other}"),
-    };
+    let curve: CurveId = value("--curve").as_deref().unwrap_or("bls12-377").parse().unwrap_or_else(|e| panic!("{e}"));
+    let spec: &CurveSpec = curve.spec();
     let form = match value("--field").as_deref().unwrap_or("narrow") {
         "narrow" => MulForm::ROLLED,
         "wide" => MulForm::WIDE,

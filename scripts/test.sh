@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test: native (lavapipe), native on SwiftShader, browser (wasm-bindgen-test in headless
-# Chromium on SwiftShader) and the demo page. Each step installs what it needs on a fresh Debian
+# Every test: native (lavapipe), a single-curve build (bn254 alone), native on SwiftShader,
+# browser (wasm-bindgen-test in headless Chromium on SwiftShader) and the demo page. Each step installs what it needs on a fresh Debian
 # machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,7 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 bash scripts/setup-native.sh
 # lavapipe is what a bare machine has; set WEBGPU_MSM_EXPECT_ADAPTER= (empty) to run on another GPU.
 WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test
+bash scripts/test-single-curve.sh bn254
 bash scripts/test-swiftshader.sh
 bash scripts/test-web.sh
 bash scripts/test-page.sh

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# A build with one curve only (`--no-default-features --features CURVE`, default bn254): lints and
+# tests natively on the default adapter, and a wasm32 build of the library. Every curve is a cargo
+# feature (see src/curve/registry.rs); this checks that none depends on another being built.
+# Usage: bash scripts/test-single-curve.sh [curve feature, default bn254]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+curve="${1:-bn254}"
+features=(--no-default-features --features "$curve")
+
+cargo clippy "${features[@]}" --all-targets -- -D warnings
+rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+cargo clippy "${features[@]}" --target wasm32-unknown-unknown --lib --test web -- -D warnings
+WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test "${features[@]}"
