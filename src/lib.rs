@@ -17,8 +17,9 @@
 //! 64-bit products on devices with 64-bit integers (native), 13-bit limbs elsewhere (browsers).
 //!
 //! ```no_run
+//! # #[cfg(feature = "bn254")]
 //! # async fn example() -> Result<(), webgpu_msm::MsmError> {
-//! use ark_bls12_377::{Fr, G1Affine};
+//! use ark_bn254::{Fr, G1Affine};
 //! let ctx = webgpu_msm::MsmContext::new().await?;
 //! let points: Vec<G1Affine> = vec![];
 //! let scalars: Vec<Fr> = vec![];

@@ -3,7 +3,7 @@
 //! input gets its typed error. Runs on the default adapter (lavapipe in CI); without one it
 //! prints SKIPPED, and fails when `CI=true`.
 
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError};
@@ -137,7 +137,7 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
         ("(−1, 0) n times in one bucket", &vec![order_two; n], &vec![one; n]),
         ("(−1, 0) n − 1 times in one bucket", &vec![order_two; n - 1], &vec![one; n - 1]),
     ] {
-        let expected = <G1Affine as AffineRepr>::Group::msm(points, scalars).expect("same lengths");
+        let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(points, scalars).expect("same lengths");
         for ctx in [ctx, affine] {
             match pollster::block_on(ctx.msm(points, scalars)) {
                 Ok(got) => assert_eq!(got, expected, "{what}"),
