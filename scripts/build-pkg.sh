@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the npm package (ES module for browsers) into pkg/ and installs its tarball into www/
 # (www/node_modules/webgpu-msm), as a user's project would.
+# `--demo` builds it with the cargo feature `demo` (the `randomInputs` and `arkworksMsm` exports
+# the demo page and its test use); without it, the package users get.
 # Never downloads tools: `--mode no-install` makes wasm-pack use the wasm-bindgen on PATH (it must
 # match the wasm-bindgen version in Cargo.lock) and `--no-opt` skips wasm-opt (binaryen).
 set -euo pipefail
@@ -13,8 +15,12 @@ if [ "$(wasm-pack --version 2>/dev/null)" != "wasm-pack 0.15.1" ]; then
     cargo install wasm-pack --version 0.15.1 --locked
 fi
 
+features=()
+if [ "${1:-}" = "--demo" ]; then
+    features=(--features demo)
+fi
 wasm-pack build --target web --release --mode no-install --no-opt \
-    --out-dir pkg --out-name webgpu_msm
+    --out-dir pkg --out-name webgpu_msm -- "${features[@]}"
 
 name=$(node -p 'require("./pkg/package.json").name')
 if [ "$name" != "webgpu-msm" ]; then

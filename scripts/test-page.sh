@@ -10,7 +10,7 @@ log="${1:-8}"
 if [ ! -d www/node_modules/playwright-core ]; then
     npm install --prefix www --no-audit --no-fund
 fi
-bash scripts/build-pkg.sh
+bash scripts/build-pkg.sh --demo
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$port" --directory www >/tmp/page-test-server.log 2>&1 &

@@ -10,5 +10,6 @@ features=(--no-default-features --features "$curve")
 
 cargo clippy "${features[@]}" --all-targets -- -D warnings
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
-cargo clippy "${features[@]}" --target wasm32-unknown-unknown --lib --test web -- -D warnings
+cargo clippy "${features[@]}" --target wasm32-unknown-unknown --lib -- -D warnings
+cargo clippy --no-default-features --features "$curve demo" --target wasm32-unknown-unknown --lib --test web -- -D warnings
 WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test "${features[@]}"

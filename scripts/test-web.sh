@@ -22,4 +22,4 @@ fi
 
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
-cargo test --target wasm32-unknown-unknown --test web "$@"
+cargo test --target wasm32-unknown-unknown --features demo --test web "$@"

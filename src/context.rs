@@ -61,8 +61,22 @@ impl MsmContext {
         Self::create(Some(mul_form)).await
     }
 
+    /// A context on the caller's own device and queue (both are handles: the caller keeps using
+    /// its clones for its own work). Fails with [`MsmError::UnsuitableDevice`], naming the limit,
+    /// on a device whose limits fall short of what the shaders need (WebGPU's default limits are
+    /// enough). The context uses 64-bit integers if the device was created with
+    /// `Features::SHADER_INT64`. It sets nothing on the device: the uncaptured-error handler and
+    /// the device-lost callback stay the caller's, and its own errors are caught with error
+    /// scopes around its work.
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, MsmError> {
+        Self::on(Gpu::from_device(device, queue)?, None)
+    }
+
     async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
-        let gpu = Gpu::new().await?;
+        Self::on(Gpu::new().await?, mul_form)
+    }
+
+    fn on(gpu: Gpu, mul_form: Option<MulForm>) -> Result<Self, MsmError> {
         let best = if gpu.int64 { MulForm::WIDE } else { MulForm::ROLLED };
         let mul_form = mul_form.unwrap_or(best);
         if mul_form.needs_int64() && !gpu.int64 {

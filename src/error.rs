@@ -11,6 +11,10 @@ pub enum MsmError {
     /// The adapter refused to create a device.
     #[error("could not create a WebGPU device: {0}")]
     RequestDevice(String),
+    /// A device given to `MsmContext::from_wgpu` lacks a limit the pipeline needs (named in
+    /// the message).
+    #[error("unsuitable WebGPU device: {0}")]
+    UnsuitableDevice(String),
     /// The curve name is not one the crate supports.
     #[error("unknown curve {0:?}: expected one of {names}", names = crate::CurveId::names())]
     UnknownCurve(String),

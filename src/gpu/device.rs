@@ -2,7 +2,30 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::step::Step;
 use crate::MsmError;
+
+/// What the pipeline needs of a device: the bindings, workgroups and buffer sizes of its steps;
+/// every other limit at its lowest. [`Gpu::new`] asks for WebGPU's defaults, which cover it;
+/// [`Gpu::from_device`] checks a caller's device against it.
+pub fn required_limits() -> wgpu::Limits {
+    let storage = Step::ALL.iter().map(|step| step.bindings().iter().filter(|(_, b, _)| !b.is_uniform()).count());
+    let defaults = wgpu::Limits::default();
+    wgpu::Limits {
+        max_bind_groups: 1,
+        max_storage_buffers_per_shader_stage: storage.max().unwrap_or(0) as u32,
+        max_uniform_buffers_per_shader_stage: 1,
+        // The prefix scan runs 256 threads and keeps 256 u32 in workgroup memory.
+        max_compute_workgroup_size_x: 256,
+        max_compute_invocations_per_workgroup: 256,
+        max_compute_workgroup_storage_size: 1024,
+        max_compute_workgroups_per_dimension: defaults.max_compute_workgroups_per_dimension,
+        // A pass of 2^20 points fits WebGPU's default binding and buffer sizes.
+        max_storage_buffer_binding_size: defaults.max_storage_buffer_binding_size,
+        max_buffer_size: defaults.max_buffer_size,
+        ..wgpu::Limits::downlevel_webgl2_defaults()
+    }
+}
 
 /// A WebGPU device with its queue, and what happened to it.
 pub struct Gpu {
@@ -56,6 +79,26 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("uncaptured wgpu error: {e}")));
         let int64 = features.contains(wgpu::Features::SHADER_INT64);
         Ok(Gpu { device, queue, info: adapter.get_info(), limits, int64, lost })
+    }
+
+    /// The caller's device and queue, checked against [`required_limits`]: an
+    /// [`MsmError::UnsuitableDevice`] names the first limit that falls short. Nothing is set on
+    /// the device: its uncaptured-error handler and device-lost callback stay the caller's (the
+    /// context's own errors are caught with error scopes, pushed and popped around its work), so
+    /// a loss shows as the errors of the calls it breaks, or as `DeviceLost` after
+    /// [`Gpu::destroy`].
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, MsmError> {
+        let limits = device.limits();
+        let mut short = None;
+        required_limits().check_limits_with_fail_fn(&limits, true, |name, needed, has| {
+            short = Some(MsmError::UnsuitableDevice(format!("{name} is {has}, the pipeline needs {needed}")));
+        });
+        if let Some(e) = short {
+            return Err(e);
+        }
+        let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
+        let info = device.adapter_info();
+        Ok(Gpu { device, queue, info, limits, int64, lost: Arc::new(Mutex::new(None)) })
     }
 
     /// `Err(DeviceLost)` once the device has been lost.

@@ -1,0 +1,113 @@
+//! `MsmContext::from_wgpu`: a prover or renderer that already holds a wgpu device computes MSMs
+//! on it, keeps using it for its own work with its own error handler, and a device whose limits
+//! fall short is refused with an error naming the limit. Runs on the default adapter (lavapipe in
+//! CI); without one it prints SKIPPED, and fails when `CI=true`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use pollster::block_on;
+use webgpu_msm::testing::shared_context;
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
+
+/// The caller's device, as a renderer would create it, on the default adapter.
+fn callers_device(limits: wgpu::Limits) -> (wgpu::Device, wgpu::Queue) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = block_on(instance.request_adapter(&Default::default())).expect("adapter");
+    let features = adapter.features() & wgpu::Features::SHADER_INT64;
+    block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("the caller's device"),
+        required_features: features,
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("device")
+}
+
+/// One MSM of 100 random points on the context, against arkworks.
+struct MatchesArkworks<'a>(&'a MsmContext);
+
+impl CurveFn for MatchesArkworks<'_> {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        let mut rng = StdRng::seed_from_u64(21);
+        let points: Vec<G> = (0..100).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
+        let scalars: Vec<G::ScalarField> = (0..100).map(|_| G::ScalarField::rand(&mut rng)).collect();
+        let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+        assert_eq!(block_on(self.0.msm(&points, &scalars)), Ok(expected), "{}", G::ID);
+    }
+}
+
+#[test]
+fn msm_runs_on_the_callers_device_which_stays_the_callers() {
+    if shared_context().is_none() {
+        return;
+    }
+    let (device, queue) = callers_device(wgpu::Limits::default());
+    let caller_errors = Arc::new(AtomicUsize::new(0));
+    let counter = caller_errors.clone();
+    device.on_uncaptured_error(Arc::new(move |_: wgpu::Error| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    }));
+
+    let ctx = MsmContext::from_wgpu(device.clone(), queue.clone()).expect("a device with default limits suits");
+    let expected_form = if device.features().contains(wgpu::Features::SHADER_INT64) {
+        webgpu_msm::wgsl::MulForm::WIDE
+    } else {
+        webgpu_msm::wgsl::MulForm::ROLLED
+    };
+    assert_eq!(ctx.mul_form(), expected_form);
+    CurveId::ALL[0].call(MatchesArkworks(&ctx));
+    assert_eq!(caller_errors.load(Ordering::SeqCst), 0, "the MSM raised no error on the caller's handler");
+
+    // The caller's own work afterwards: a copy round trip, and its error handler still gets its
+    // uncaptured errors (a buffer both mappable for reading and a storage buffer is invalid).
+    let source = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&source, 0, &[9; 16]);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(&source, 0, &staging, 0, 16);
+    queue.submit([encoder.finish()]);
+    staging.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    assert_eq!(&staging.slice(..).get_mapped_range().expect("mapped")[..], &[9; 16]);
+    let _invalid = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    assert_eq!(caller_errors.load(Ordering::SeqCst), 1, "the caller's handler got its own error");
+
+    // And the context still works after the caller's error.
+    CurveId::ALL[CurveId::ALL.len() - 1].call(MatchesArkworks(&ctx));
+}
+
+#[test]
+fn a_device_below_the_needed_limits_is_refused_with_the_limit_named() {
+    if shared_context().is_none() {
+        return;
+    }
+    // wgpu's downlevel defaults allow 4 storage buffers per stage; the steps bind up to 7.
+    let (device, queue) = callers_device(wgpu::Limits::downlevel_defaults());
+    match MsmContext::from_wgpu(device, queue) {
+        Err(MsmError::UnsuitableDevice(message)) => {
+            assert!(message.contains("max_storage_buffers_per_shader_stage"), "{message}")
+        }
+        Err(e) => panic!("expected UnsuitableDevice, got {e}"),
+        Ok(_) => panic!("a device with 4 storage buffers per stage was accepted"),
+    }
+}
