@@ -21,6 +21,7 @@ use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
 
 fn main() {
+    quiet_headless_vulkan_layer();
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
@@ -69,6 +70,18 @@ impl CurveFn for Run {
     type Output = bool;
     fn call<G: GpuCurve>(self) -> bool {
         run::<G>(self.log_size, self.profile, self.form, self.accumulation)
+    }
+}
+
+/// Mesa's Vulkan device-select layer (an implicit layer Debian installs) asks Wayland for the
+/// display's GPU, and libwayland prints "XDG_RUNTIME_DIR is invalid or not set" twice when there
+/// is no session. On a headless machine there is no display to prefer, so the layer is switched
+/// off with its documented variable; wgpu still picks the adapter by power preference.
+fn quiet_headless_vulkan_layer() {
+    let headless = std::env::var_os("WAYLAND_DISPLAY").is_none() && std::env::var_os("XDG_RUNTIME_DIR").is_none();
+    if headless && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // Before any other thread exists.
+        std::env::set_var("NODEVICE_SELECT", "1");
     }
 }
 
