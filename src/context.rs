@@ -56,6 +56,7 @@ impl MsmContext {
     /// A context whose shaders use `mul_form` whatever the adapter (tests and benchmarks of
     /// every form); [`MsmError::RequestDevice`] for [`MulForm::Wide`] on a device without 64-bit
     /// integers.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
         Self::create(Some(mul_form)).await
@@ -93,6 +94,7 @@ impl MsmContext {
 
     /// This context with `accumulation` in stage 3 (benchmarks and tests of both; short
     /// Weierstrass curves only, see [`Accumulation::on`]). Call it before the first MSM.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     pub fn with_accumulation(mut self, accumulation: Accumulation) -> Self {
         self.kernels.accumulation = accumulation;
@@ -101,6 +103,7 @@ impl MsmContext {
 
     /// This context with at most `points` points per GPU pass, so tests can exercise the
     /// splitting of large inputs with small ones.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     pub fn with_pass_limit(mut self, points: usize) -> Self {
         self.pass_limit = Some(points.max(1));
@@ -245,6 +248,7 @@ impl MsmContext {
     /// Destroys this context's device, as a driver reset would lose it: from now on every call
     /// returns [`MsmError::DeviceLost`] (calls in flight return it or their result), and the
     /// shared default context replaces itself if this is it. For tests of device loss.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     pub fn lose_device_for_tests(&self) {
         self.gpu.destroy("lose_device_for_tests");
@@ -252,6 +256,7 @@ impl MsmContext {
 
     /// The shared default context that the free [`msm`] uses (created if needed), so tests can
     /// lose its device.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     pub async fn default_for_tests() -> Result<Arc<MsmContext>, MsmError> {
         default_context().await

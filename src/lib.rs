@@ -26,10 +26,12 @@
 //! let q = ctx.msm(&points, &scalars).await?;
 //! # Ok(()) }
 //! ```
-#![warn(missing_docs)]
 // Natively the context's Arcs are Send + Sync; on wasm32 WebGPU objects are bound to one thread
 // and the same code shares them within it, so Arc of a non-Send type is intended there.
-#![cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
+#![cfg_attr(
+    target_arch = "wasm32",
+    allow(clippy::arc_with_non_send_sync, reason = "WebGPU objects are bound to one thread on wasm32")
+)]
 
 pub mod bytes;
 mod clock;
@@ -46,7 +48,7 @@ pub mod plan;
 mod prepared;
 pub mod profile;
 pub mod step;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "test-hooks", not(target_arch = "wasm32")))]
 #[doc(hidden)]
 pub mod testing;
 #[cfg(target_arch = "wasm32")]

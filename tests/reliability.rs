@@ -36,7 +36,7 @@ const _: () = {
     send_sync::<Arc<MsmContext>>();
 };
 
-#[allow(dead_code)]
+#[allow(dead_code, reason = "never called: it compiles only if the futures are Send")]
 fn msm_futures_are_send(ctx: &MsmContext, points: &[EdwardsAffine], scalars: &[ark_ed_on_bls12_377::Fr]) {
     fn send<T: Send>(_: T) {}
     send(ctx.msm(points, scalars));

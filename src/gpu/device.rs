@@ -85,8 +85,7 @@ impl Gpu {
     /// [`MsmError::UnsuitableDevice`] names the first limit that falls short. Nothing is set on
     /// the device: its uncaptured-error handler and device-lost callback stay the caller's (the
     /// context's own errors are caught with error scopes, pushed and popped around its work), so
-    /// a loss shows as the errors of the calls it breaks, or as `DeviceLost` after
-    /// [`Gpu::destroy`].
+    /// a loss shows as the errors ([`MsmError::Gpu`]) of the calls it breaks.
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, MsmError> {
         let limits = device.limits();
         let mut short = None;
@@ -115,6 +114,7 @@ impl Gpu {
     /// in the browser when `device.lost` resolves) and meanwhile drops the "device lost" errors
     /// of every call, so those calls fail with validation errors about invalid objects. With the
     /// flag set before `destroy`, every error the destruction causes is reported as `DeviceLost`.
+    #[cfg(any(test, feature = "test-hooks"))]
     pub fn destroy(&self, why: &str) {
         if let Ok(mut lost) = self.lost.lock() {
             lost.get_or_insert_with(|| format!("Destroyed: {why}"));

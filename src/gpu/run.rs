@@ -77,7 +77,7 @@ impl PreparedPass {
 /// Uploads the inputs, runs every pipeline and reads back the partial sums. The workspace keeps
 /// every intermediate buffer. With `profile`, each step is submitted and waited for on its own
 /// and timed (slower overall: use it to see where the time goes, not for the fastest run).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "the inputs of one GPU run, each used once")]
 pub async fn run_stages(
     gpu: &Gpu,
     pipelines: &CurvePipelines,

@@ -133,6 +133,7 @@ impl JsMsmContext {
 
     /// Destroys the context's `GPUDevice`, as a GPU reset would lose it: later `msm` promises
     /// reject with "GPU device lost: …". For tests of device loss; not part of the API.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     #[wasm_bindgen(js_name = loseDeviceForTests, skip_typescript)]
     pub fn lose_device_for_tests(&self) {
