@@ -1,0 +1,43 @@
+# Shared helpers for the scripts (sourced: `. "$(dirname "$0")/lib.sh"`). Each installs what is
+# missing on a fresh Debian machine from the Debian archive; nothing else is downloaded here.
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# apt_install PACKAGE...: installs Debian packages (one `apt-get update` per script run).
+apt_install() {
+    echo "setup: installing $* (apt)"
+    if [ -z "${_webgpu_msm_apt_updated:-}" ]; then
+        as_root apt-get update -qq
+        _webgpu_msm_apt_updated=1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# need_file PATH PACKAGE...: installs the packages when PATH does not exist.
+need_file() {
+    local path="$1"
+    shift
+    [ -e "$path" ] || apt_install "$@"
+}
+
+# need_command COMMAND PACKAGE...: installs the packages when COMMAND is not on PATH.
+need_command() {
+    local command="$1"
+    shift
+    command -v "$command" >/dev/null 2>&1 || apt_install "$@"
+}
+
+# Node.js and npm (Debian's nodejs 18 is enough; a newer node already installed is kept).
+need_node() {
+    need_command node nodejs
+    need_command npm npm
+}
+
+# Chromium (headless, WebGPU on SwiftShader) and its ChromeDriver; also ships SwiftShader's
+# Vulkan driver, /usr/lib/chromium/vk_swiftshader_icd.json.
+need_chromium() {
+    if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+        apt_install chromium chromium-driver libvulkan1
+    fi
+}
