@@ -41,3 +41,16 @@ need_chromium() {
         apt_install chromium chromium-driver libvulkan1
     fi
 }
+
+# tests/js (the Node.js, Deno and Web Worker tests): its locked npm dependencies (`webgpu`, the
+# Dawn WebGPU for Node.js; `deno`, whose npm package carries the Deno binary as an optional
+# dependency; `playwright-core`), installed without install scripts, then the freshly built
+# package from its tarball.
+prepare_js_tests() {
+    need_node
+    local stamp=tests/js/node_modules/.package-lock.json
+    if [ ! -f "$stamp" ] || [ tests/js/package-lock.json -nt "$stamp" ]; then
+        npm ci --prefix tests/js --ignore-scripts --no-audit --no-fund
+    fi
+    bash scripts/build-pkg.sh tests/js
+}
