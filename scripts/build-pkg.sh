@@ -41,7 +41,8 @@ p.types = "webgpu_msm.d.ts";
 p.files = ["webgpu_msm_bg.wasm", "webgpu_msm_bg.wasm.d.ts", "webgpu_msm.js", "webgpu_msm.d.ts",
   "README.md", "LICENSE-MIT", "LICENSE-APACHE"];
 p.exports = { ".": { types: "./webgpu_msm.d.ts", default: "./webgpu_msm.js" },
-  "./webgpu_msm_bg.wasm": "./webgpu_msm_bg.wasm", "./package.json": "./package.json" };
+  "./webgpu_msm.js": "./webgpu_msm.js", "./webgpu_msm_bg.wasm": "./webgpu_msm_bg.wasm",
+  "./package.json": "./package.json" };
 if (fs.existsSync("pkg/snippets")) {
   // JS snippets (none today) would be side effects of loading the module.
   p.files.push("snippets/");
@@ -60,7 +61,7 @@ JS
 packed=$(mktemp -d)
 (cd pkg && npm pack --silent --pack-destination "$packed" >/dev/null)
 for dir in "$@"; do
-    npm install --prefix "$dir" --no-save --no-audit --no-fund "$packed"/webgpu-msm-*.tgz >/dev/null
+    npm install --prefix "$dir" --no-save --ignore-scripts --no-audit --no-fund "$packed"/webgpu-msm-*.tgz >/dev/null
 done
 rm -rf "$packed"
 echo "build-pkg: pkg/ ($(du -h pkg/webgpu_msm_bg.wasm | cut -f1) wasm), installed into $(printf '%s/node_modules/webgpu-msm ' "$@")"
