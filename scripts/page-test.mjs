@@ -1,6 +1,7 @@
 // Loads the demo page in headless Chromium (WebGPU on SwiftShader), waits for the autorun to
 // finish and checks the verified result. Usage: node scripts/page-test.mjs URL [SCREENSHOT] [--no-webgpu]
 // With --no-webgpu, Chromium starts without WebGPU and the page must report "WebGPU unavailable".
+// The page runs the package in a module Worker: the result must say so and list its steps.
 import { createRequire } from "node:module";
 
 const require = createRequire(new URL("../www/package.json", import.meta.url));
@@ -10,6 +11,8 @@ const url = process.argv[2];
 const screenshot = process.argv[3] ?? "/tmp/page.png";
 const noWebGpu = process.argv.includes("--no-webgpu");
 const TIMEOUT_MS = 10 * 60 * 1000;
+// The progress messages the page's Worker (www/worker.js) sends for one run, in order.
+const STEPS = ["inputs", "gpu-cold", "gpu-warm", "cpu"];
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -45,12 +48,14 @@ try {
   if (noWebGpu) {
     if (status !== "error" || !String(result.error).includes("WebGPU unavailable")) {
       failure = `expected a "WebGPU unavailable" error, got status ${status}: ${result.error}`;
-    }
+    } else if (result.steps?.join() !== "inputs,gpu-cold") failure = `worker steps ${result.steps}, expected inputs,gpu-cold`;
   } else if (status !== "done") failure = `status is ${status}: ${result.error}`;
   else if (result.curve !== new URL(url).searchParams.get("curve")) failure = `ran ${result.curve}, not the URL's curve`;
   else if (result.verified !== true) failure = "result is not verified";
   else if (!result.adapter?.trim() || !result.backend?.trim()) failure = "adapter or backend is empty";
   else if (!(result.gpuColdMs > 0 && result.gpuWarmMs > 0 && result.cpuMs >= 0)) failure = "missing timings";
+  else if (result.inWorker !== true) failure = "the MSM did not run in the page's Worker";
+  else if (result.steps?.join() !== STEPS.join()) failure = `worker steps ${result.steps}, expected ${STEPS}`;
 } catch (e) {
   failure = String(e?.message ?? e);
 } finally {

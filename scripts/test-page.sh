@@ -4,7 +4,10 @@
 # Usage: bash scripts/test-page.sh [log2 n, default 8]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 log="${1:-8}"
+need_node
+need_chromium
 
 # playwright-core first: a plain `npm install` would prune the package build-pkg.sh installs.
 if [ ! -d www/node_modules/playwright-core ]; then

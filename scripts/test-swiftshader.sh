@@ -7,14 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+. scripts/lib.sh
 
 icd=/usr/lib/chromium/vk_swiftshader_icd.json
-if [ ! -f "$icd" ]; then
-    echo "setup: installing chromium (for SwiftShader's Vulkan driver)"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libvulkan1 >/dev/null
-fi
+need_file "$icd" chromium libvulkan1 # SwiftShader's Vulkan driver comes with Chromium
 if [ $# -eq 0 ]; then
     set -- bls12_377 bn254 bls12_381 runs_on_the_expected_adapter
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: native (lavapipe), a single-curve build (bn254 alone), native on SwiftShader,
-# browser (wasm-bindgen-test in headless Chromium on SwiftShader) and the demo page. Each step installs what it needs on a fresh Debian
-# machine.
+# browser (wasm-bindgen-test in headless Chromium on SwiftShader), the demo page, and the npm
+# package in Node.js (Dawn on SwiftShader), Deno (lavapipe) and a browser Web Worker. Each step
+# installs what it needs on a fresh Debian machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
@@ -13,3 +14,6 @@ bash scripts/test-single-curve.sh bn254
 bash scripts/test-swiftshader.sh
 bash scripts/test-web.sh
 bash scripts/test-page.sh
+bash scripts/test-node.sh
+bash scripts/test-deno.sh
+bash scripts/test-worker.sh

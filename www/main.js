@@ -1,6 +1,7 @@
 // webgpu-msm demo: GPU MSM (cold and warm) against arkworks in WASM, with a table and a chart.
 // URL parameters: ?curve=ed-on-bls12-377&log=10&autorun=1 (or bench=1 for the size sweep).
-import init, { MsmContext, curves, randomInputs, arkworksMsm } from "./node_modules/webgpu-msm/webgpu_msm.js";
+// The package runs in a module Worker (worker.js): this page only sends requests and shows the
+// worker's progress messages, so it stays responsive during long runs.
 
 const $ = (id) => document.getElementById(id);
 const MIN_LOG = 10, MAX_LOG = 20, DEFAULT_LOG = 12;
@@ -10,73 +11,26 @@ const SERIES = [
   { key: "cpuMs", label: "WASM CPU", color: "#5a9e3a" },
 ];
 
-let ctx = null; // the MsmContext, created once on the first run
+const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+const pending = new Map(); // run id → {resolve, steps}
+let nextId = 1;
 const results = []; // every finished run, in order
 
 const setProgress = (text) => ($("progress").textContent = text);
 const ms = (x) => (x == null ? "–" : x < 10 ? x.toFixed(2) : x.toFixed(0));
 const sizeLabel = (log) => `2^${log} = ${(1 << log).toLocaleString("en-US")}`;
 
-// Lets the browser paint the progress text before the next blocking WASM call.
-const paint = () =>
-  new Promise((resolve) => {
-    requestAnimationFrame(() => setTimeout(resolve, 0));
-    setTimeout(resolve, 100); // rAF does not fire in background tabs
-  });
-
-// [value of f(), milliseconds rounded to 0.1].
-async function timed(f) {
-  const start = performance.now();
-  const value = await f();
-  return [value, Math.round((performance.now() - start) * 10) / 10];
-}
-
-const equalBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-// One verified MSM of 2^log random points: GPU cold, GPU warm, arkworks in WASM.
+// One verified MSM of 2^log random points in the worker: GPU cold, GPU warm, arkworks in WASM.
+// The result lists the worker's steps as the page received them.
 async function runOne(curve, log) {
-  const n = 1 << log;
-  const label = `${curve}, n = ${sizeLabel(log)}`;
-  const result = {
-    curve, n, verified: false, gpuColdMs: null, gpuWarmMs: null, cpuMs: null, adapter: null, backend: null,
-  };
-  try {
-    setProgress(`${label}: generating inputs…`);
-    await paint();
-    const [points, scalars] = randomInputs(curve, n, BigInt(log));
-
-    const firstRun = ctx === null;
-    setProgress(`${label}: GPU cold run${firstRun ? " (creating the WebGPU device, compiling pipelines)" : ""}…`);
-    await paint();
-    let gpu;
-    [gpu, result.gpuColdMs] = await timed(async () => {
-      if (firstRun) {
-        ctx = await MsmContext.create();
-        showAdapter();
-      }
-      return ctx.msm(curve, points, scalars);
-    });
-    Object.assign(result, adapter());
-
-    setProgress(`${label}: GPU warm run…`);
-    await paint();
-    let gpuWarm;
-    [gpuWarm, result.gpuWarmMs] = await timed(() => ctx.msm(curve, points, scalars));
-
-    setProgress(`${label}: arkworks MSM in WASM (CPU, blocks the page)…`);
-    await paint();
-    let cpu;
-    [cpu, result.cpuMs] = await timed(() => arkworksMsm(curve, points, scalars));
-
-    result.verified = equalBytes(gpu, cpu) && equalBytes(gpuWarm, cpu);
-    if (!result.verified) result.error = "GPU result differs from arkworks";
-  } catch (e) {
-    result.error = String(e?.message ?? e);
-    if (ctx && !result.adapter) Object.assign(result, adapter());
-    // A lost device (or a failed creation) leaves nothing to reuse: start over next time.
-    if (ctx) ctx.free();
-    ctx = null;
-  }
+  const id = nextId++;
+  const steps = [];
+  const result = await new Promise((resolve) => {
+    pending.set(id, { resolve, steps, curve, n: 1 << log });
+    worker.postMessage({ type: "run", id, curve, log });
+  });
+  pending.delete(id);
+  result.steps = steps;
   results.push(result);
   addRow(result);
   drawChart();
@@ -86,15 +40,16 @@ async function runOne(curve, log) {
   return result;
 }
 
-// adapterInfo is "vendor / architecture / description", with empty fields on some adapters.
-function adapter() {
-  const info = ctx.adapterInfo.split(" / ").filter((s) => s.trim()).join(" / ");
-  return { adapter: info || "(unnamed adapter)", backend: ctx.backend };
-}
-
-function showAdapter() {
-  const { adapter: info, backend } = adapter();
-  $("adapter").textContent = `${info} (backend: ${backend})`;
+function onWorkerMessage({ data }) {
+  const run = pending.get(data.id);
+  if (data.type === "progress" && run) {
+    run.steps.push(data.step);
+    setProgress(data.text);
+  } else if (data.type === "adapter") {
+    $("adapter").textContent = `${data.adapter} (backend: ${data.backend})`;
+  } else if (data.type === "result" && run) {
+    run.resolve(data.result);
+  }
 }
 
 function addRow(r) {
@@ -225,18 +180,31 @@ function setUpControls(params) {
 async function main() {
   const params = new URLSearchParams(location.search);
   setUpControls(params);
-  try {
-    await init();
-  } catch (e) {
-    setProgress(`could not load the WebAssembly module: ${e}`);
-    $("result").textContent = JSON.stringify({ error: String(e) });
+  // The worker loads the package and answers "ready" with the curves of this build.
+  const ready = await new Promise((resolve) => {
+    worker.onmessage = ({ data }) => {
+      if (data.type === "ready") resolve({ curves: data.curves });
+      else if (data.type === "init-error") resolve({ error: data.error });
+    };
+    worker.onerror = (e) => resolve({ error: `the worker failed: ${e.message ?? "could not load worker.js"}` });
+  });
+  if (ready.error) {
+    setProgress(`could not load the WebAssembly module: ${ready.error}`);
+    $("result").textContent = JSON.stringify({ error: ready.error });
     document.body.dataset.status = "error";
     return;
   }
+  worker.onmessage = onWorkerMessage;
+  // A worker that dies (out of memory, a crash) fails the runs waiting on it instead of hanging.
+  worker.onerror = (e) => {
+    for (const run of pending.values()) {
+      run.resolve({ curve: run.curve, n: run.n, verified: false, error: `the worker failed: ${e.message}` });
+    }
+  };
   // The curve menu lists the curves this build of the package has (its curve registry).
-  for (const name of curves()) $("curve").add(new Option(name, name));
+  for (const name of ready.curves) $("curve").add(new Option(name, name));
   const curve = params.get("curve");
-  if (curves().includes(curve)) $("curve").value = curve;
+  if (ready.curves.includes(curve)) $("curve").value = curve;
   drawChart();
   if (!navigator.gpu) $("adapter").textContent = "navigator.gpu is missing: this browser has no WebGPU";
   for (const b of [$("run"), $("bench")]) b.disabled = false;

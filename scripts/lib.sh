@@ -1,0 +1,59 @@
+# Shared helpers for the scripts (sourced: `. "$(dirname "$0")/lib.sh"`). Each installs what is
+# missing on a fresh Debian machine from the Debian archive; nothing else is downloaded here.
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# apt_install PACKAGE...: installs Debian packages (one `apt-get update` per script run).
+apt_install() {
+    echo "setup: installing $* (apt)"
+    if [ -z "${_webgpu_msm_apt_updated:-}" ]; then
+        as_root apt-get update -qq
+        _webgpu_msm_apt_updated=1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# need_file PATH PACKAGE...: installs the packages when PATH does not exist.
+need_file() {
+    local path="$1"
+    shift
+    [ -e "$path" ] || apt_install "$@"
+}
+
+# need_command COMMAND PACKAGE...: installs the packages when COMMAND is not on PATH.
+need_command() {
+    local command="$1"
+    shift
+    command -v "$command" >/dev/null 2>&1 || apt_install "$@"
+}
+
+# Node.js and npm (Debian's nodejs 18 is enough; a newer node already installed is kept).
+need_node() {
+    need_command node nodejs
+    need_command npm npm
+}
+
+# Chromium (headless, WebGPU on SwiftShader) and its ChromeDriver; also ships SwiftShader's
+# Vulkan driver, /usr/lib/chromium/vk_swiftshader_icd.json.
+need_chromium() {
+    if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+        apt_install chromium chromium-driver libvulkan1
+    fi
+}
+
+# tests/js (the Node.js, Deno and Web Worker tests): its locked npm dependencies (`webgpu`, the
+# Dawn WebGPU for Node.js; `deno`, whose npm package carries the Deno binary as an optional
+# dependency; `playwright-core`), installed without install scripts, then the freshly built
+# package from its tarball.
+prepare_js_tests() {
+    need_node
+    local stamp=tests/js/node_modules/.package-lock.json
+    if [ ! -f "$stamp" ] || [ tests/js/package-lock.json -nt "$stamp" ]; then
+        # Not `npm ci`: a registry mirror holding only this platform's @deno/* package leaves the
+        # other platforms out of the lock, which `npm ci` refuses; `npm install` takes the lock's
+        # versions and skips the missing optional packages (--no-save: the lock stays as it is).
+        npm install --prefix tests/js --no-save --ignore-scripts --no-audit --no-fund
+    fi
+    bash scripts/build-pkg.sh --demo tests/js
+}

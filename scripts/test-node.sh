@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Node.js test: the npm package in Node, with WebGPU from the `webgpu` npm package (Dawn's
+# dawn.node), running tests/js/checks.mjs (known answers, arkworks, bad inputs) on every curve.
+# Dawn refuses lavapipe ("Vulkan shaderUniform*ArrayDynamicIndexing required"), so the GPU is
+# SwiftShader's Vulkan driver from Debian's chromium package. Installs node, npm and chromium
+# (apt) and tests/js's locked npm packages when missing. Arguments: curves (default: all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+
+icd=/usr/lib/chromium/vk_swiftshader_icd.json
+need_file "$icd" chromium libvulkan1
+prepare_js_tests
+VK_ICD_FILENAMES="$icd" node tests/js/node-test.mjs "$@"

@@ -1,0 +1,236 @@
+// The checks the Node.js, Deno and Web Worker tests run against the webgpu-msm package: MSMs
+// with answers known without the package (curve constants below, copied from the curves'
+// specifications as arkworks 0.6 states them), the package's own arkworks (`arkworksMsm`) on
+// random inputs, and bad inputs that must reject with an Error naming the problem.
+// Plain ES module without imports: it runs unchanged in Node.js, Deno and a browser Worker.
+
+// p: base field modulus, r: prime subgroup order, g: the generator (x, y), bytes: coordinate size.
+export const CURVES = {
+  "bls12-377": {
+    form: "short-weierstrass",
+    bytes: 48,
+    p: 258664426012969094010652733694893533536393512754914660539884262666720468348340822774968888139573360124440321458177n,
+    r: 8444461749428370424248824938781546531375899335154063827935233455917409239041n,
+    g: [
+      81937999373150964239938255573465948239988671502647976594219695644855304257327692006745978603320413799295628339695n,
+      241266749859715473739788878240585681733927191168601896383759122102112907357779751001206799952863815012735208165030n,
+    ],
+  },
+  "ed-on-bls12-377": {
+    form: "twisted-edwards",
+    bytes: 32,
+    p: 8444461749428370424248824938781546531375899335154063827935233455917409239041n,
+    r: 2111115437357092606062206234695386632838870926408408195193685246394721360383n,
+    g: [
+      4497879464030519973909970603271755437257548612157028181994697785683032656389n,
+      4357141146396347889246900916607623952598927460421559113092863576544024487809n,
+    ],
+  },
+  bn254: {
+    form: "short-weierstrass",
+    bytes: 32,
+    p: 21888242871839275222246405745257275088696311157297823662689037894645226208583n,
+    r: 21888242871839275222246405745257275088548364400416034343698204186575808495617n,
+    g: [1n, 2n],
+  },
+  "bls12-381": {
+    form: "short-weierstrass",
+    bytes: 48,
+    p: 4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787n,
+    r: 52435875175126190479447740508185965837690552500527637822603658699938581184513n,
+    g: [
+      3685416753713387016781088315183077757961620795782546409894578378688607592378376318836054947676345821548104185464507n,
+      1339506544944476473020471379941921221584933875938349620426543736416511423956333506472724655353366534992391756441569n,
+    ],
+  },
+};
+
+const SCALAR_BYTES = 32;
+
+/** `value` as `length` little-endian bytes. */
+export function le(value, length) {
+  const out = new Uint8Array(length);
+  for (let i = 0; i < length; i++) {
+    out[i] = Number(value & 0xffn);
+    value >>= 8n;
+  }
+  if (value !== 0n) throw new Error("value does not fit");
+  return out;
+}
+
+const concat = (parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+/** The points encoding of affine points [[x, y], …] on `curve`. */
+export const points = (curve, list) => concat(list.flatMap(([x, y]) => [le(x, CURVES[curve].bytes), le(y, CURVES[curve].bytes)]));
+/** The scalars encoding of integers below 2^256. */
+export const scalars = (list) => concat(list.map((k) => le(k, SCALAR_BYTES)));
+/** The identity: (0, 0) on the short Weierstrass curves, (0, 1) on the Edwards curve. */
+export const identity = (curve) => (CURVES[curve].form === "twisted-edwards" ? [0n, 1n] : [0n, 0n]);
+/** −P: (x, −y) on short Weierstrass curves, (−x, y) on twisted Edwards curves. */
+export function negate(curve, [x, y]) {
+  const { p, form } = CURVES[curve];
+  return form === "twisted-edwards" ? [(p - x) % p, y] : [x, (p - y) % p];
+}
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+function expectBytes(actual, expected, what) {
+  if (!(actual instanceof Uint8Array)) throw new Error(`${what}: not a Uint8Array: ${actual}`);
+  if (hex(actual) !== hex(expected)) throw new Error(`${what}: got ${hex(actual)}, expected ${hex(expected)}`);
+}
+
+/** The promise must reject with an Error whose message matches `pattern`. */
+async function expectRejection(promiseOrThunk, pattern) {
+  let result;
+  try {
+    result = await (typeof promiseOrThunk === "function" ? promiseOrThunk() : promiseOrThunk);
+  } catch (e) {
+    if (!(e instanceof Error)) throw new Error(`rejected with a non-Error: ${e}`);
+    if (!pattern.test(e.message)) throw new Error(`rejected with "${e.message}", expected ${pattern}`);
+    return e.message;
+  }
+  throw new Error(`resolved to ${result instanceof Uint8Array ? hex(result) : result}, expected a rejection ${pattern}`);
+}
+
+/** Counts and prints checks: `ok NAME (ms)` or `FAIL NAME: why`. */
+export class Tally {
+  constructor(log = console.log) {
+    this.log = log;
+    this.passed = 0;
+    this.failed = 0;
+  }
+
+  async check(name, f) {
+    const start = Date.now();
+    try {
+      const note = await f();
+      this.passed++;
+      this.log(`ok ${name} (${Date.now() - start} ms)${typeof note === "string" ? `: ${note}` : ""}`);
+    } catch (e) {
+      this.failed++;
+      this.log(`FAIL ${name}: ${e?.stack ?? e}`);
+    }
+  }
+}
+
+// Deterministic "random" scalars below 2^256 for the known-answer checks.
+const big = (i) => (0x9e3779b97f4a7c15n * BigInt(i + 1)) ** 4n % (1n << 256n);
+
+/**
+ * Runs every check of one curve on `ctx` (an `MsmContext`); `m` is the package module.
+ * `sizes`: random MSMs checked against `arkworksMsm`.
+ */
+export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = {}) {
+  const { p, r, g } = CURVES[curve];
+  const G = points(curve, [g]);
+  const O = points(curve, [identity(curve)]);
+  const t = (name, f) => tally.check(`${curve}: ${name}`, f);
+  const gpu = (pts, ks) => ctx.msm(curve, points(curve, pts), scalars(ks));
+
+  // Answers known without the package.
+  await t("1·G = G", async () => expectBytes(await gpu([g], [1n]), G, "1·G"));
+  await t("r·G = identity, (r+1)·G = G", async () => {
+    expectBytes(await gpu([g], [r]), O, "r·G");
+    expectBytes(await gpu([g], [r + 1n]), G, "(r+1)·G");
+  });
+  await t("k·G + k·(−G) = identity", async () => expectBytes(await gpu([g, negate(curve, g)], [big(1), big(1)]), O, "k·G + k·(−G)"));
+  await t("k·identity + 1·G = G", async () => expectBytes(await gpu([identity(curve), g], [big(2), 1n]), G, "k·O + G"));
+  let fiveG;
+  await t("2·G + 3·G = G+G+G+G+G = 5·G (arkworks)", async () => {
+    fiveG = await gpu([g], [5n]);
+    expectBytes(await gpu([g, g], [2n, 3n]), fiveG, "2·G + 3·G");
+    expectBytes(await gpu([g, g, g, g, g], [1n, 1n, 1n, 1n, 1n]), fiveG, "G+G+G+G+G");
+    expectBytes(m.arkworksMsm(curve, G, scalars([5n])), fiveG, "arkworks 5·G");
+    if (hex(fiveG) === hex(G) || hex(fiveG) === hex(O)) throw new Error("5·G equals G or the identity");
+  });
+  await t("scalars are integers below 2^256: (2^256−1)·G = ((2^256−1) mod r)·G", async () => {
+    const k = (1n << 256n) - 1n;
+    expectBytes(await gpu([g], [k]), await gpu([g], [k % r]), "(2^256−1)·G");
+  });
+  await t("arkworksMsm anchors: 1·G = G, r·G = identity", async () => {
+    expectBytes(m.arkworksMsm(curve, G, scalars([1n])), G, "arkworks 1·G");
+    expectBytes(m.arkworksMsm(curve, G, scalars([r])), O, "arkworks r·G");
+  });
+
+  // Random inputs against the package's arkworks.
+  for (const n of sizes) {
+    await t(`n = ${n} random against arkworksMsm`, async () => {
+      const [pts, ks] = m.randomInputs(curve, n, BigInt(n + 7));
+      if (pts.length !== n * 2 * CURVES[curve].bytes || ks.length !== n * SCALAR_BYTES) throw new Error("randomInputs sizes");
+      const expected = m.arkworksMsm(curve, pts, ks);
+      if (n === 0) expectBytes(expected, O, "arkworks on n = 0");
+      expectBytes(await ctx.msm(curve, pts, ks), expected, `msm n = ${n}`);
+    });
+  }
+  await t("prepare: points once, several scalar vectors", async () => {
+    const bases = await ctx.prepare(curve, points(curve, [g, g]));
+    try {
+      if (bases.length !== 2) throw new Error(`length ${bases.length}`);
+      expectBytes(await bases.msm(scalars([2n, 3n])), fiveG, "prepared 2·G + 3·G");
+      expectBytes(await bases.msm(scalars([r, 1n])), G, "prepared r·G + G");
+      await expectRejection(bases.msm(scalars([1n])), /length mismatch: 2 points but 1 scalars/);
+    } finally {
+      bases.free();
+    }
+  });
+
+  // Bad input: each rejects with an Error naming the problem.
+  await t("bad inputs reject with named errors", async () => {
+    const offCurve = [g[0], (g[1] + 1n) % p];
+    await expectRejection(ctx.msm(curve, points(curve, [g, offCurve]), scalars([1n, 1n])), /^point 1 is not on the curve$/);
+    await expectRejection(ctx.msm(curve, points(curve, [[p, g[1]]]), scalars([1n])), /^point 0: coordinate is not below the field modulus$/);
+    await expectRejection(ctx.msm(curve, G, scalars([1n, 2n])), /^length mismatch: 1 points but 2 scalars$/);
+    await expectRejection(ctx.msm(curve, G.subarray(1), scalars([1n])), /^points buffer of \d+ bytes is not a multiple of \d+ bytes$/);
+    await expectRejection(ctx.msm(curve, G, new Uint8Array(31)), /^scalars buffer of 31 bytes is not a multiple of 32 bytes$/);
+    await expectRejection(ctx.prepare(curve, points(curve, [offCurve])), /^point 0 is not on the curve$/);
+    await expectRejection(m.msm(curve, points(curve, [offCurve]), scalars([1n])), /^point 0 is not on the curve$/);
+    await expectRejection(() => m.arkworksMsm(curve, points(curve, [offCurve]), scalars([1n])), /^point 0 is not on the curve$/);
+  });
+}
+
+/**
+ * The whole suite on `curves` (default: every curve of the build), with a context created here.
+ * Returns the tally; `log` prints one line per check.
+ */
+export async function runChecks(m, { curves = m.curves(), sizes, log = console.log } = {}) {
+  const tally = new Tally(log);
+  await tally.check("curves() lists the known curves", () => {
+    const listed = m.curves();
+    if (!Array.isArray(listed) || listed.length === 0) throw new Error(`curves() = ${listed}`);
+    for (const c of listed) if (!(c in CURVES)) throw new Error(`no constants for curve ${c}`);
+    for (const c of curves) if (!listed.includes(c)) throw new Error(`${c} is not in curves() = ${listed}`);
+    return listed.join(", ");
+  });
+  await tally.check("unknown curve rejects", async () => {
+    await expectRejection(m.msm("secp256k1", new Uint8Array(0), new Uint8Array(0)), /^unknown curve "secp256k1": expected one of /);
+    await expectRejection(() => m.randomInputs("secp256k1", 1, 1n), /^unknown curve "secp256k1"/);
+  });
+  let ctx;
+  await tally.check("MsmContext.create", async () => {
+    ctx = await m.MsmContext.create();
+    if (!ctx.adapterInfo.replaceAll("/", "").trim()) throw new Error("empty adapterInfo");
+    if (ctx.backend !== "BrowserWebGpu") throw new Error(`backend ${ctx.backend}`);
+    return `${ctx.adapterInfo} (${ctx.backend})`;
+  });
+  if (!ctx) return tally;
+  try {
+    for (const curve of curves) await checkCurve(m, ctx, curve, tally, { sizes });
+    // The shared context of the top-level msm(), once: it compiles its own pipelines.
+    await tally.check(`${curves[0]}: msm() on the shared context`, async () => {
+      const { g } = CURVES[curves[0]];
+      expectBytes(await m.msm(curves[0], points(curves[0], [g, g]), scalars([2n, 3n])),
+        await ctx.msm(curves[0], points(curves[0], [g]), scalars([5n])), "msm() 2·G + 3·G");
+    });
+  } finally {
+    ctx.free();
+  }
+  return tally;
+}

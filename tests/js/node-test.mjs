@@ -1,0 +1,29 @@
+// The webgpu-msm npm package in Node.js, with WebGPU from the `webgpu` npm package (Dawn).
+// Usage (from scripts/test-node.sh): node tests/js/node-test.mjs [CURVE...]
+// Dawn needs a Vulkan driver it accepts: lavapipe lacks features Dawn requires, so the script
+// points VK_ICD_FILENAMES at SwiftShader's driver from Debian's chromium package.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { create, globals } from "webgpu";
+import init, * as m from "webgpu-msm";
+import { runChecks } from "./checks.mjs";
+
+const start = Date.now();
+// What the package needs from a browser: navigator.gpu, the WebGPU constants (GPUBufferUsage, …)
+// and, for wgpu to look for navigator.gpu at all, a global scope it recognises
+// (Window or WorkerGlobalScope must be defined).
+Object.assign(globalThis, globals);
+const gpu = create([]);
+Object.defineProperty(globalThis, "navigator", { value: { gpu }, configurable: true, writable: true });
+globalThis.WorkerGlobalScope ??= class WorkerGlobalScope {};
+
+// Node's fetch does not read file: URLs: hand init the module's bytes.
+const require = createRequire(import.meta.url);
+await init({ module_or_path: readFileSync(require.resolve("webgpu-msm/webgpu_msm_bg.wasm")) });
+
+const curves = process.argv.slice(2);
+const tally = await runChecks(m, curves.length ? { curves } : {});
+// Dawn keeps Node alive while the GPU object is referenced (see the webgpu package's README).
+delete globalThis.navigator;
+console.log(`node test (Node.js ${process.version}): ${tally.passed} passed, ${tally.failed} failed in ${((Date.now() - start) / 1000).toFixed(1)} s`);
+process.exitCode = tally.failed || !tally.passed ? 1 : 0;
