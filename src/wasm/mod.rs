@@ -59,7 +59,17 @@ fn js_error(e: MsmError) -> JsValue {
 /// `GPUAdapter.info` (wgpu's `AdapterInfo` is empty on the web).
 async fn browser_adapter_info() -> Result<String, MsmError> {
     let unavailable = |why: &str| MsmError::NoAdapter(why.to_string());
-    let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).map_err(|_| unavailable("no navigator"))?;
+    // wgpu reads navigator.gpu only in a Window or a worker, and traps (aborting the module)
+    // where neither exists, as in Node.js: reject first, saying what to define.
+    let global = js_sys::global();
+    let scope = |name: &str| Reflect::has(&global, &name.into()).unwrap_or(false);
+    if !scope("Window") && !scope("WorkerGlobalScope") {
+        return Err(unavailable(
+            "neither Window nor WorkerGlobalScope is defined, and wgpu looks for navigator.gpu only there \
+             (in Node.js define globalThis.WorkerGlobalScope; see the README)",
+        ));
+    }
+    let navigator = Reflect::get(&global, &"navigator".into()).map_err(|_| unavailable("no navigator"))?;
     let gpu = Reflect::get(&navigator, &"gpu".into()).map_err(|_| unavailable("navigator.gpu is missing"))?;
     if gpu.is_undefined() || gpu.is_null() {
         return Err(unavailable("navigator.gpu is missing"));
