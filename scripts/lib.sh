@@ -57,3 +57,17 @@ prepare_js_tests() {
     fi
     bash scripts/build-pkg.sh --demo tests/js
 }
+
+# Serves DIR on a free local port until the script exits; sets `port`. Waits until PATH (a file
+# under DIR, default the index) answers.
+serve_dir() {
+    local dir=$1 path=${2:-}
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 -m http.server --bind 127.0.0.1 "$port" --directory "$dir" >"/tmp/serve-$(basename "$dir").log" 2>&1 &
+    local server=$!
+    trap "kill $server 2>/dev/null || true" EXIT
+    for _ in $(seq 50); do
+        python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/$path')" 2>/dev/null && break
+        sleep 0.1
+    done
+}

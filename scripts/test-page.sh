@@ -15,14 +15,7 @@ if [ ! -d www/node_modules/playwright-core ]; then
 fi
 bash scripts/build-pkg.sh --demo
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory www >/tmp/page-test-server.log 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
-    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break
-    sleep 0.1
-done
+serve_dir www
 
 for curve in ed-on-bls12-377 bls12-377 bn254 bls12-381; do
     node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=$curve&log=$log&autorun=1" "/tmp/page-$curve.png"

@@ -11,12 +11,5 @@ curves="${1:-bls12-377,ed-on-bls12-377,bn254}"
 need_chromium
 prepare_js_tests
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory tests/js >/tmp/worker-test-server.log 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
-    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/worker-test.html')" 2>/dev/null && break
-    sleep 0.1
-done
+serve_dir tests/js worker-test.html
 node tests/js/worker-test.mjs "http://127.0.0.1:$port/worker-test.html?curves=$curves"
