@@ -255,7 +255,7 @@ impl MsmContext {
         run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile).await
     }
 
-    /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
+    /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use.
     pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
         let slot = self
             .curves
