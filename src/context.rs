@@ -11,8 +11,8 @@ use crate::combine::{combine_windows, points_from_gpu};
 use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
-use crate::gpu::run::{run_stages, PointSource, Timings};
-use crate::gpu::workspace::{max_points, BufferSizes, Workspace};
+use crate::gpu::run::{run_stages, PointSource, RunOutput, Timings};
+use crate::gpu::workspace::{max_points, BufferSizes, Workspace, WorkspaceLease, WorkspacePool, DEFAULT_WORKSPACES};
 use crate::plan::Plan;
 use crate::step::{Accumulation, Kernels};
 use crate::wgsl::MulForm;
@@ -25,7 +25,9 @@ pub const MAX_PASSES: usize = 64;
 ///
 /// Create one and keep it: the first call for each curve compiles that curve's shaders, and
 /// buffers are kept for later calls of the same or smaller size. Calls on one context may run
-/// concurrently; calls on the same curve take turns on its buffers.
+/// concurrently: each GPU pass leases one of the curve's workspaces (buffer sets, at most
+/// [`MsmContext::max_workspaces`] per curve) from upload to readback, so one call can upload
+/// while another computes, and decodes its results after giving the workspace back.
 pub struct MsmContext {
     /// Unique per context: prepared bases remember which context holds their buffers.
     pub(crate) id: u64,
@@ -33,6 +35,8 @@ pub struct MsmContext {
     kernels: Kernels,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     pass_limit: Option<usize>,
+    /// Most workspaces per curve (see [`MsmContext::with_max_workspaces`]).
+    max_workspaces: usize,
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
 
@@ -43,7 +47,7 @@ type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
 /// What a context keeps per curve.
 pub(crate) struct CurveRunner {
     pub(crate) pipelines: CurvePipelines,
-    pub(crate) workspace: futures_intrusive::sync::Mutex<Option<Workspace>>,
+    pub(crate) workspaces: WorkspacePool,
 }
 
 impl MsmContext {
@@ -89,7 +93,14 @@ impl MsmContext {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let kernels = Kernels { form: mul_form, accumulation: Accumulation::default() };
-        Ok(MsmContext { id, gpu, kernels, pass_limit: None, curves: Mutex::new(HashMap::new()) })
+        Ok(MsmContext {
+            id,
+            gpu,
+            kernels,
+            pass_limit: None,
+            max_workspaces: DEFAULT_WORKSPACES,
+            curves: Mutex::new(HashMap::new()),
+        })
     }
 
     /// This context with `accumulation` in stage 3 (benchmarks and tests of both; short
@@ -108,6 +119,22 @@ impl MsmContext {
     pub fn with_pass_limit(mut self, points: usize) -> Self {
         self.pass_limit = Some(points.max(1));
         self
+    }
+
+    /// This context with at most `workspaces` (≥ 1) sets of GPU buffers per curve, instead of
+    /// 2: more lets more calls on one curve overlap, each set costing up to
+    /// [`MsmContext::gpu_memory_bytes`] of the largest pass it has run; 1 makes calls on a curve
+    /// take turns from upload to readback. Call it before the first MSM.
+    pub fn with_max_workspaces(mut self, workspaces: usize) -> Self {
+        self.max_workspaces = workspaces.max(1);
+        self
+    }
+
+    /// Most workspaces (sets of GPU buffers) this context keeps per curve: 2 unless
+    /// [`MsmContext::with_max_workspaces`] said otherwise. A curve's second and later
+    /// workspaces are only allocated when calls on it overlap.
+    pub fn max_workspaces(&self) -> usize {
+        self.max_workspaces
     }
 
     /// How this context generates field arithmetic: [`MulForm::WIDE`] (32-bit limbs) on devices
@@ -147,7 +174,10 @@ impl MsmContext {
         n.div_ceil(n.div_ceil(self.max_pass_points::<G>()).max(1)).max(1)
     }
 
-    /// Bytes of GPU buffers one pass of `n` points (at most `max_pass_points`) uses on `G`.
+    /// Bytes of GPU buffers one pass of `n` points (at most `max_pass_points`) uses on `G`: one
+    /// workspace. A curve keeps up to [`MsmContext::max_workspaces`] workspaces, each as large
+    /// as the largest pass it has run, so its peak is `max_workspaces` times this for the
+    /// largest pass when that many calls overlap (sequential calls keep one).
     pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
         BufferSizes::for_plan(G::spec(), self.kernels, &Plan::choose(n as u32, G::spec().scalar_bits)).total()
     }
@@ -192,8 +222,8 @@ impl MsmContext {
         Ok(total)
     }
 
-    /// Runs the GPU stages for `plan` and decodes the partial sums; with `profile`, also the
-    /// timings of every part (see [`run_stages`]).
+    /// Runs the GPU stages for `plan` on a leased workspace, gives it back, then decodes the
+    /// partial sums; with `profile`, also the timings of every part (see [`run_stages`]).
     pub(crate) async fn run<G: GpuCurve>(
         &self,
         plan: &Plan,
@@ -201,27 +231,48 @@ impl MsmContext {
         raw_scalars: &[u32],
         profile: bool,
     ) -> Result<(Vec<G::Group>, Option<Timings>), MsmError> {
-        let spec = G::spec();
         let runner = self.runner::<G>().await?;
-        let sizes = BufferSizes::for_plan(spec, self.kernels, plan);
-        let mut workspace = runner.workspace.lock().await;
-        if !workspace.as_ref().is_some_and(|w| w.covers(&sizes)) {
-            let fresh = self
-                .gpu
-                .capture(|| Workspace::new(&self.gpu.device, &runner.pipelines, &sizes, workspace.as_ref()))
-                .await?;
-            *workspace = Some(fresh);
-        }
-        let workspace = workspace.as_ref().expect("workspace was just created");
-        let partial_bytes =
-            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.kernels.form) * 4) as u64;
-        let output =
-            run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile)
-                .await?;
+        let output = {
+            // Waits only while max_workspaces other passes on this curve hold theirs.
+            let mut lease = runner.workspaces.lease(&self.buffer_sizes::<G>(plan)).await;
+            self.run_leased::<G>(&runner, &mut lease, plan, points, raw_scalars, profile).await?
+            // The lease ends here: the next pass may use the workspace while this one decodes.
+        };
         Ok((points_from_gpu::<G>(&output.partials, self.kernels.form)?, output.timings))
     }
 
-    /// The compiled pipelines and workspace of curve `G`, compiling them on first use.
+    /// Buffer sizes of one pass of `plan` on `G`.
+    pub(crate) fn buffer_sizes<G: GpuCurve>(&self, plan: &Plan) -> BufferSizes {
+        BufferSizes::for_plan(G::spec(), self.kernels, plan)
+    }
+
+    /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,
+    /// and reads back the raw partial sums.
+    pub(crate) async fn run_leased<G: GpuCurve>(
+        &self,
+        runner: &CurveRunner,
+        lease: &mut WorkspaceLease<'_>,
+        plan: &Plan,
+        points: PointSource<'_>,
+        raw_scalars: &[u32],
+        profile: bool,
+    ) -> Result<RunOutput, MsmError> {
+        let spec = G::spec();
+        let sizes = self.buffer_sizes::<G>(plan);
+        if !lease.covers(&sizes) {
+            let fresh = self
+                .gpu
+                .capture(|| Workspace::new(&self.gpu.device, &runner.pipelines, &sizes, lease.workspace()))
+                .await?;
+            lease.replace(fresh);
+        }
+        let workspace = lease.workspace().expect("covers the plan or was just created");
+        let partial_bytes =
+            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.kernels.form) * 4) as u64;
+        run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile).await
+    }
+
+    /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use.
     pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
         let slot = self
             .curves
@@ -235,7 +286,7 @@ impl MsmContext {
             return Ok(runner.clone());
         }
         let pipelines = CurvePipelines::new(&self.gpu, G::spec(), self.kernels).await?;
-        let runner = Arc::new(CurveRunner { pipelines, workspace: futures_intrusive::sync::Mutex::new(None, false) });
+        let runner = Arc::new(CurveRunner { pipelines, workspaces: WorkspacePool::new(self.max_workspaces) });
         *slot = Some(runner.clone());
         Ok(runner)
     }

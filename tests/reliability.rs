@@ -97,6 +97,14 @@ impl<G: GpuCurve> Case<G> {
         Case { points, scalars, expected }
     }
 
+    /// The same points with new scalars from `seed` (for prepared bases).
+    fn rescaled(&self, seed: u64) -> Self {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let scalars: Vec<G::ScalarField> = self.points.iter().map(|_| G::ScalarField::rand(&mut rng)).collect();
+        let expected = G::Group::msm(&self.points, &scalars).expect("same lengths");
+        Case { points: self.points.clone(), scalars, expected }
+    }
+
     /// Runs the case on `ctx` and asserts the result equals arkworks.
     fn check(&self, ctx: &MsmContext, what: &str) {
         let got = pollster::block_on(ctx.msm(&self.points, &self.scalars));
@@ -155,6 +163,62 @@ fn threads_share_one_context_and_each_gets_its_own_result() {
         join_all_threads(threads);
     });
     eprintln!("4 threads, 15 calls on one context: {:?}", started.elapsed());
+}
+
+/// Six threads on one context with two workspaces per curve and passes of at most 128 points:
+/// four threads on ed-on-bls12-377 (more calls than workspaces), two of them on prepared bases
+/// that they prepare meanwhile, and two on bls12-377, one of them prepared; sizes vary, and
+/// calls above 128 points run as passes that each lease a workspace, so passes of different
+/// calls interleave on the pool and workspaces grow while other calls hold theirs.
+#[test]
+fn more_calls_than_workspaces_with_prepared_bases_and_split_passes() {
+    let Some(ctx) = fresh_context() else { return };
+    let ctx = Arc::new(ctx.with_pass_limit(128));
+    assert_eq!(ctx.max_workspaces(), 2);
+    with_watchdog("more calls than workspaces", move || {
+        let barrier = Arc::new(Barrier::new(6));
+        let mut threads = Vec::new();
+        let ed_sizes: [&[usize]; 2] = [&[300, 40, 129, 1], &[5, 256, 77, 200]];
+        for (t, sizes) in ed_sizes.into_iter().enumerate() {
+            let (ctx, barrier) = (ctx.clone(), barrier.clone());
+            let cases: Vec<Case<EdwardsAffine>> =
+                sizes.iter().enumerate().map(|(i, &n)| Case::new(n, 600 + 10 * t as u64 + i as u64)).collect();
+            threads.push(thread::spawn(move || {
+                barrier.wait();
+                for (i, case) in cases.iter().enumerate() {
+                    case.check(&ctx, &format!("ed thread {t} call {i}"));
+                }
+            }));
+        }
+        fn prepared<G: GpuCurve>(
+            ctx: Arc<MsmContext>,
+            barrier: Arc<Barrier>,
+            n: usize,
+            seed: u64,
+        ) -> thread::JoinHandle<()> {
+            let first = Case::<G>::new(n, seed);
+            let cases: Vec<Case<G>> = (1..4).map(|i| first.rescaled(seed + i)).collect();
+            thread::spawn(move || {
+                barrier.wait();
+                let bases = pollster::block_on(ctx.prepare(&first.points)).expect("prepare");
+                for (i, case) in cases.iter().enumerate() {
+                    let got = pollster::block_on(ctx.msm_prepared(&bases, &case.scalars));
+                    assert_eq!(got, Ok(case.expected), "prepared {} n = {n} call {i}", G::spec().name);
+                }
+            })
+        }
+        threads.push(prepared::<EdwardsAffine>(ctx.clone(), barrier.clone(), 290, 700));
+        threads.push(prepared::<EdwardsAffine>(ctx.clone(), barrier.clone(), 60, 710));
+        threads.push(prepared::<G1Affine>(ctx.clone(), barrier.clone(), 150, 720));
+        let cases: Vec<Case<G1Affine>> = [130, 20, 64].iter().map(|&n| Case::new(n, 730 + n as u64)).collect();
+        threads.push(thread::spawn(move || {
+            barrier.wait();
+            for (i, case) in cases.iter().enumerate() {
+                case.check(&ctx, &format!("bls12-377 thread call {i}"));
+            }
+        }));
+        join_all_threads(threads);
+    });
 }
 
 /// A minimal `join_all`: polls every future on the current thread until all are ready.

@@ -177,6 +177,45 @@ async fn promises_in_flight_on_one_context_each_get_their_own_result() {
     }
 }
 
+/// Promises on one curve started together (more than the curve's two workspaces) give the
+/// results of arkworks, as the same calls one after another do; both times are logged (see
+/// them with `bash scripts/test-web.sh overlapping -- --nocapture`).
+#[wasm_bindgen_test]
+async fn overlapping_promises_give_the_results_of_calls_one_after_another() {
+    let (curve, log_size, k) = ("ed-on-bls12-377", 14, 4);
+    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let inputs: Vec<(Vec<u8>, Vec<u8>)> = (0..k).map(|i| inputs(curve, 1 << log_size, 900 + i as u64)).collect();
+    let expected: Vec<Vec<u8>> = inputs.iter().map(|(p, s)| reference(curve, p, s)).collect();
+    let start = |i: usize| ctx.msm(curve.into(), inputs[i].0.clone(), inputs[i].1.clone());
+    let bytes = |value: wasm_bindgen::JsValue| value.dyn_into::<Uint8Array>().expect("Uint8Array").to_vec();
+    let at_once = || async {
+        let promises: Array = (0..k).map(start).collect();
+        let results: Array = JsFuture::from(Promise::all(&promises))
+            .await
+            .unwrap_or_else(|e| panic!("msm: {}", rejection_message(e)))
+            .dyn_into()
+            .expect("array");
+        results.iter().map(bytes).collect::<Vec<_>>()
+    };
+    assert_eq!(at_once().await, expected, "warm-up: compiles and allocates the workspaces");
+    let started = js_sys::Date::now();
+    let mut one_after_another = Vec::new();
+    for i in 0..k {
+        let result = JsFuture::from(start(i)).await.unwrap_or_else(|e| panic!("msm: {}", rejection_message(e)));
+        one_after_another.push(bytes(result));
+    }
+    let sequential_ms = js_sys::Date::now() - started;
+    let started = js_sys::Date::now();
+    let overlapped = at_once().await;
+    let overlapped_ms = js_sys::Date::now() - started;
+    assert_eq!(one_after_another, expected, "one after another");
+    assert_eq!(overlapped, expected, "at once");
+    console_log!(
+        "{curve} 2^{log_size}, {k} calls: one after another {sequential_ms:.0} ms, at once {overlapped_ms:.0} ms ({:.2})",
+        overlapped_ms / sequential_ms
+    );
+}
+
 #[wasm_bindgen_test]
 async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let curve = "ed-on-bls12-377";

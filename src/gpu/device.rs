@@ -166,8 +166,8 @@ impl Gpu {
         });
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
-        self.queue.submit([encoder.finish()]);
-        self.map_and_read(&staging).await
+        let submission = self.queue.submit([encoder.finish()]);
+        self.map_and_read(&staging, submission).await
     }
 
     /// Waits until the GPU has finished everything submitted so far.
@@ -187,16 +187,41 @@ impl Gpu {
         }
     }
 
-    /// Maps a MAP_READ buffer, waits for the GPU, and returns its contents.
-    pub async fn map_and_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u32>, MsmError> {
+    /// Waits until the GPU has finished `submission` and what came before it (natively; on the
+    /// web, where no such wait exists, everything submitted so far), not the submissions of
+    /// other calls made since.
+    pub async fn finish(&self, submission: wgpu::SubmissionIndex) -> Result<(), MsmError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.wait(submission)?;
+            self.check_alive()
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = submission;
+            self.finish_queue().await
+        }
+    }
+
+    /// Natively: blocks until `submission` is done and runs the callbacks it made ready (map
+    /// callbacks included). On the web a no-op: the browser runs callbacks itself.
+    fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<(), MsmError> {
+        let wait = wgpu::PollType::Wait { submission_index: Some(submission), timeout: None };
+        self.device.poll(wait).map(drop).map_err(|e| self.error(e.to_string()))
+    }
+
+    /// Maps a MAP_READ buffer that `submission` (a submission of this call) writes, waits for
+    /// that submission only, and returns the buffer's contents.
+    pub async fn map_and_read(
+        &self,
+        staging: &wgpu::Buffer,
+        submission: wgpu::SubmissionIndex,
+    ) -> Result<Vec<u32>, MsmError> {
         let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |result| {
             let _ = sender.send(result);
         });
-        // Natively the device must be polled to make progress; on the web this is a no-op.
-        if let Err(e) = self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }) {
-            return Err(self.error(e.to_string()));
-        }
+        self.wait(submission)?;
         match receiver.receive().await {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(self.error(e.to_string())),
@@ -239,15 +264,15 @@ mod tests {
         gpu.queue.write_buffer(&source, 0, &[7; 16]);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&source, 0, &staging, 0, 16);
-        gpu.queue.submit([encoder.finish()]);
-        assert_eq!(pollster::block_on(gpu.map_and_read(&staging)), Ok(vec![0x0707_0707; 4]));
+        let submission = gpu.queue.submit([encoder.finish()]);
+        assert_eq!(pollster::block_on(gpu.map_and_read(&staging, submission)), Ok(vec![0x0707_0707; 4]));
 
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&source, 0, &staging, 0, 16);
-        gpu.queue.submit([encoder.finish()]);
+        let submission = gpu.queue.submit([encoder.finish()]);
         gpu.device.destroy();
         assert_eq!(gpu.check_alive(), Ok(()), "wgpu has not reported the loss yet");
-        match pollster::block_on(gpu.map_and_read(&staging)) {
+        match pollster::block_on(gpu.map_and_read(&staging, submission)) {
             Err(MsmError::DeviceLost(reason)) => assert!(reason.starts_with("Destroyed"), "{reason}"),
             other => panic!("expected DeviceLost, got {other:?}"),
         }

@@ -94,7 +94,7 @@ pub async fn run_stages(
         PointSource::Prepared(pass) => gpu.capture(|| workspace.run_steps(&gpu.device, pipelines, Some(pass))).await?,
     };
     if !profile {
-        let staging = gpu
+        let (staging, submission) = gpu
             .capture(|| {
                 let mut encoder = upload(gpu, workspace, plan, source, raw_scalars);
                 for (step, bind_group) in &steps {
@@ -103,7 +103,7 @@ pub async fn run_stages(
                 read_back_partials(gpu, encoder, workspace, partials_bytes)
             })
             .await?;
-        let partials = gpu.map_and_read(&staging).await?;
+        let partials = gpu.map_and_read(&staging, submission).await?;
         return Ok(RunOutput { partials, timings: None });
     }
 
@@ -115,22 +115,24 @@ pub async fn run_stages(
         seconds
     };
     let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, raw_scalars)).await?;
-    gpu.queue.submit([encoder.finish()]);
-    gpu.finish_queue().await?;
+    let submission = gpu.queue.submit([encoder.finish()]);
+    gpu.finish(submission).await?;
     let upload_seconds = lap();
     let mut step_seconds = Vec::new();
     for (step, bind_group) in &steps {
-        gpu.capture(|| {
-            let mut encoder = new_encoder(gpu);
-            encode_step(&mut encoder, pipelines, *step, plan, bind_group);
-            gpu.queue.submit([encoder.finish()]);
-        })
-        .await?;
-        gpu.finish_queue().await?;
+        let submission = gpu
+            .capture(|| {
+                let mut encoder = new_encoder(gpu);
+                encode_step(&mut encoder, pipelines, *step, plan, bind_group);
+                gpu.queue.submit([encoder.finish()])
+            })
+            .await?;
+        gpu.finish(submission).await?;
         step_seconds.push((*step, lap()));
     }
-    let staging = gpu.capture(|| read_back_partials(gpu, new_encoder(gpu), workspace, partials_bytes)).await?;
-    let partials = gpu.map_and_read(&staging).await?;
+    let (staging, submission) =
+        gpu.capture(|| read_back_partials(gpu, new_encoder(gpu), workspace, partials_bytes)).await?;
+    let partials = gpu.map_and_read(&staging, submission).await?;
     let timings = Timings { upload: upload_seconds, steps: step_seconds, readback: lap() };
     Ok(RunOutput { partials, timings: Some(timings) })
 }
@@ -195,8 +197,14 @@ pub fn submit_pass(gpu: &Gpu, pipeline: &wgpu::ComputePipeline, bind_group: &wgp
     gpu.queue.submit([encoder.finish()]);
 }
 
-/// Copies the partial sums into a new mappable buffer and submits `encoder`.
-fn read_back_partials(gpu: &Gpu, mut encoder: wgpu::CommandEncoder, workspace: &Workspace, bytes: u64) -> wgpu::Buffer {
+/// Copies the partial sums into a new mappable buffer and submits `encoder`; returns the buffer
+/// and the submission that fills it.
+fn read_back_partials(
+    gpu: &Gpu,
+    mut encoder: wgpu::CommandEncoder,
+    workspace: &Workspace,
+    bytes: u64,
+) -> (wgpu::Buffer, wgpu::SubmissionIndex) {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("partials readback"),
         size: bytes,
@@ -204,6 +212,6 @@ fn read_back_partials(gpu: &Gpu, mut encoder: wgpu::CommandEncoder, workspace: &
         mapped_at_creation: false,
     });
     encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), 0, &staging, 0, bytes);
-    gpu.queue.submit([encoder.finish()]);
-    staging
+    let submission = gpu.queue.submit([encoder.finish()]);
+    (staging, submission)
 }

@@ -195,11 +195,20 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
 
-    let (partials, _) = pollster::block_on(ctx.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, false))
-        .expect("GPU run");
+    // Holds the workspace's lease while reading its buffers, so no other test's call reuses it.
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
-    let workspace = pollster::block_on(runner.workspace.lock());
-    let workspace = workspace.as_ref().expect("workspace");
+    let mut lease = pollster::block_on(runner.workspaces.lease(&ctx.buffer_sizes::<G>(&plan)));
+    let output = pollster::block_on(ctx.run_leased::<G>(
+        &runner,
+        &mut lease,
+        &plan,
+        PointSource::Upload(&raw_points),
+        &raw_scalars,
+        false,
+    ))
+    .expect("GPU run");
+    let partials = points_from_gpu::<G>(&output.partials, ctx.mul_form()).expect("GPU points are on the curve");
+    let workspace = lease.workspace().expect("workspace");
     let read = |b: Buffer, words: usize| {
         pollster::block_on(ctx.gpu().read_words(workspace.buffer(b), words as u64 * 4)).expect("readback")
     };
@@ -315,6 +324,49 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     );
 }
 
+/// A pool of two leases a new workspace to each of two overlapping calls, makes a third wait
+/// until one is given back and then hands it that one, and leases the smallest free workspace
+/// that covers a call, else the largest free one (for the call to grow).
+fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext>) {
+    use crate::gpu::workspace::{Workspace, WorkspacePool};
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let Some(ctx) = ctx else { return };
+    use pollster::block_on;
+    let runner = block_on(ctx.runner::<G>()).expect("runner");
+    let sizes = |n| ctx.buffer_sizes::<G>(&Plan::choose(n, G::spec().scalar_bits));
+    let (small, large) = (sizes(64), sizes(4096));
+    let create = |sizes| Workspace::new(&ctx.gpu().device, &runner.pipelines, sizes, None);
+    let id = |w: Option<&Workspace>| w.expect("a workspace").buffer(Buffer::Points).clone();
+
+    let pool = WorkspacePool::new(2);
+    let mut first = block_on(pool.lease(&small));
+    assert!(first.workspace().is_none(), "an empty pool has nothing to lease");
+    first.replace(create(&small));
+    let mut second = block_on(pool.lease(&small));
+    assert!(second.workspace().is_none(), "the first workspace is leased");
+    second.replace(create(&large));
+    let first_id = id(first.workspace());
+
+    let mut third = Box::pin(pool.lease(&small));
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(third.as_mut().poll(&mut cx).is_pending(), "a third lease waits while two are out");
+    drop(first);
+    let Poll::Ready(third) = third.as_mut().poll(&mut cx) else { panic!("the returned workspace is free") };
+    assert!(id(third.workspace()) == first_id, "the third call gets the returned workspace");
+    drop(third);
+    let large_id = id(second.workspace());
+    drop(second);
+
+    let lease = block_on(pool.lease(&small));
+    assert!(id(lease.workspace()) == first_id && lease.covers(&small), "smallest covering workspace");
+    drop(lease);
+    let lease = block_on(pool.lease(&large));
+    assert!(id(lease.workspace()) == large_id && lease.covers(&large), "the only covering workspace");
+    let other = block_on(pool.lease(&large));
+    assert!(id(other.workspace()) == first_id && !other.covers(&large), "the largest free one, to grow");
+}
+
 /// Every test above on one curve, in both field forms (and batch-affine accumulation on short
 /// Weierstrass curves).
 macro_rules! curve_tests {
@@ -345,6 +397,11 @@ macro_rules! curve_tests {
                     stages_match_cpu_models::<G>(shared_batch_affine_context(), 700, None, false);
                     stages_match_cpu_models::<G>(shared_batch_affine_context(), 500, None, true);
                 }
+            }
+
+            #[test]
+            fn gpu_workspace_pool_leases_up_to_its_capacity() {
+                workspace_pool_leases_up_to_its_capacity::<G>(shared_context());
             }
 
             #[test]

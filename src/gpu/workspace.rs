@@ -174,3 +174,74 @@ pub fn bind_group<'a>(
         entries: &entries,
     })
 }
+
+/// Workspaces most contexts keep per curve: one call can upload and encode while another's
+/// GPU work runs, or decode while another uploads.
+pub const DEFAULT_WORKSPACES: usize = 2;
+
+/// The workspaces of one curve, shared by concurrent calls: a call leases one for its GPU run
+/// and gives it back once the results are read back. At most `capacity` exist; a second one is
+/// created only when a call finds every existing one leased (sequential calls keep one).
+pub struct WorkspacePool {
+    /// Workspaces not leased now.
+    free: std::sync::Mutex<Vec<Workspace>>,
+    /// One permit per workspace that may exist; a lease holds one.
+    permits: futures_intrusive::sync::Semaphore,
+}
+
+/// A workspace leased from a [`WorkspacePool`]; dropping it returns the workspace to the pool.
+pub struct WorkspaceLease<'a> {
+    pool: &'a WorkspacePool,
+    /// `None` until [`WorkspaceLease::fit`] has run (the pool had none free).
+    workspace: Option<Workspace>,
+    /// Released after `drop` has returned the workspace.
+    _permit: futures_intrusive::sync::SemaphoreReleaser<'a>,
+}
+
+impl WorkspacePool {
+    /// A pool of at most `capacity` (≥ 1) workspaces, none allocated yet.
+    pub fn new(capacity: usize) -> Self {
+        WorkspacePool {
+            free: std::sync::Mutex::new(Vec::new()),
+            permits: futures_intrusive::sync::Semaphore::new(true, capacity.max(1)),
+        }
+    }
+
+    /// Waits (first come, first served) until fewer than `capacity` calls hold a lease, then
+    /// leases the free workspace that best fits `sizes`: the smallest that covers them, else the
+    /// largest (which [`WorkspaceLease::fit`] grows), else none (a new one will be created).
+    pub async fn lease(&self, sizes: &BufferSizes) -> WorkspaceLease<'_> {
+        let permit = self.permits.acquire(1).await;
+        let mut free = self.free.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let covering = (0..free.len()).filter(|&i| free[i].covers(sizes)).min_by_key(|&i| free[i].sizes.total());
+        let largest = (0..free.len()).max_by_key(|&i| free[i].sizes.total());
+        let workspace = covering.or(largest).map(|i| free.swap_remove(i));
+        WorkspaceLease { pool: self, workspace, _permit: permit }
+    }
+}
+
+impl WorkspaceLease<'_> {
+    /// The leased workspace; `None` when the pool had none free (nothing allocated yet).
+    pub fn workspace(&self) -> Option<&Workspace> {
+        self.workspace.as_ref()
+    }
+
+    /// Whether the leased workspace can run `sizes` as it is.
+    pub fn covers(&self, sizes: &BufferSizes) -> bool {
+        self.workspace.as_ref().is_some_and(|w| w.covers(sizes))
+    }
+
+    /// Replaces the leased workspace (dropping the old one's buffers) with `workspace`, which
+    /// goes to the pool when the lease ends.
+    pub fn replace(&mut self, workspace: Workspace) {
+        self.workspace = Some(workspace);
+    }
+}
+
+impl Drop for WorkspaceLease<'_> {
+    fn drop(&mut self) {
+        if let Some(workspace) = self.workspace.take() {
+            self.pool.free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(workspace);
+        }
+    }
+}
