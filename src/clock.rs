@@ -2,7 +2,7 @@
 
 /// Seconds since an arbitrary fixed origin.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn now_seconds() -> f64 {
+pub(crate) fn now_seconds() -> f64 {
     use std::sync::OnceLock;
     use std::time::Instant;
     static ORIGIN: OnceLock<Instant> = OnceLock::new();
@@ -11,7 +11,7 @@ pub fn now_seconds() -> f64 {
 
 /// Seconds since an arbitrary fixed origin (`performance.now()`, else `Date.now()`).
 #[cfg(target_arch = "wasm32")]
-pub fn now_seconds() -> f64 {
+pub(crate) fn now_seconds() -> f64 {
     use wasm_bindgen::JsCast;
     let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok();
     let now = performance.as_ref().and_then(|p| {

@@ -11,7 +11,7 @@ use crate::MsmError;
 
 /// Decodes Montgomery-form GPU points (`point_coords` fields each, stored in the limbs of
 /// `form`) into group elements.
-pub fn points_from_gpu<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
+pub(crate) fn points_from_gpu<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
     let spec = G::spec();
     let field = spec.field_for(form);
     let field_words = field.storage_words();
@@ -26,7 +26,7 @@ pub fn points_from_gpu<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<
 }
 
 /// Σ_w 2^(c·w) · (Σ_t partials[w·T + t]).
-pub fn combine_windows<G: CurveGroup>(partials: &[G], plan: &Plan) -> G {
+pub(crate) fn combine_windows<G: CurveGroup>(partials: &[G], plan: &Plan) -> G {
     let mut result = G::zero();
     for window in partials.chunks_exact(plan.segments as usize).rev() {
         for _ in 0..plan.window_bits {

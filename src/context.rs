@@ -360,7 +360,7 @@ fn store_default(fresh: Arc<MsmContext>) -> Result<Arc<MsmContext>, MsmError> {
 }
 
 /// The shared default context, created on first use and re-created after a device loss.
-pub async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
+pub(crate) async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
     if let Some(ctx) = stored_default()? {
         if ctx.gpu.check_alive().is_ok() {
             return Ok(ctx);

@@ -196,9 +196,9 @@ pub(crate) fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
 }
 
 /// `u32` words per scalar in the upload format.
-pub const SCALAR_WORDS: usize = 8;
+pub(crate) const SCALAR_WORDS: usize = 8;
 /// Widest scalar the pipeline takes (the bytes API accepts any 256-bit integer).
-pub const MAX_SCALAR_BITS: u32 = 32 * SCALAR_WORDS as u32;
+pub(crate) const MAX_SCALAR_BITS: u32 = 32 * SCALAR_WORDS as u32;
 
 pub(crate) fn biguint_of<F: PrimeField>(value: &F) -> BigUint {
     BigUint::from_bytes_le(&value.into_bigint().to_bytes_le())

@@ -8,7 +8,7 @@ use crate::MsmError;
 /// What the pipeline needs of a device: the bindings, workgroups and buffer sizes of its steps;
 /// every other limit at its lowest. [`Gpu::new`] asks for WebGPU's defaults, which cover it;
 /// [`Gpu::from_device`] checks a caller's device against it.
-pub fn required_limits() -> wgpu::Limits {
+pub(crate) fn required_limits() -> wgpu::Limits {
     let storage = Step::ALL.iter().map(|step| step.bindings().iter().filter(|(_, b, _)| !b.is_uniform()).count());
     let defaults = wgpu::Limits::default();
     wgpu::Limits {
@@ -28,7 +28,7 @@ pub fn required_limits() -> wgpu::Limits {
 }
 
 /// A WebGPU device with its queue, and what happened to it.
-pub struct Gpu {
+pub(crate) struct Gpu {
     /// The logical device.
     pub device: wgpu::Device,
     /// Its queue.
@@ -47,7 +47,7 @@ impl Gpu {
     /// The default (high-performance) adapter and a device with WebGPU's default limits, so
     /// what runs here runs in browsers too, and with `SHADER_INT64` where the adapter has it
     /// (native Vulkan, Metal and DX12 devices; never browsers) for the 32-bit-limb field form.
-    pub async fn new() -> Result<Self, MsmError> {
+    pub(crate) async fn new() -> Result<Self, MsmError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = instance
             .request_adapter(&wgpu::RequestAdapterOptions {
@@ -86,7 +86,7 @@ impl Gpu {
     /// the device: its uncaptured-error handler and device-lost callback stay the caller's (the
     /// context's own errors are caught with error scopes, pushed and popped around its work), so
     /// a loss shows as the errors ([`MsmError::Gpu`]) of the calls it breaks.
-    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, MsmError> {
+    pub(crate) fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, MsmError> {
         let limits = device.limits();
         let mut short = None;
         required_limits().check_limits_with_fail_fn(&limits, true, |name, needed, has| {
@@ -101,7 +101,7 @@ impl Gpu {
     }
 
     /// `Err(DeviceLost)` once the device has been lost.
-    pub fn check_alive(&self) -> Result<(), MsmError> {
+    pub(crate) fn check_alive(&self) -> Result<(), MsmError> {
         match self.lost.lock().map(|l| l.clone()) {
             Ok(None) => Ok(()),
             Ok(Some(reason)) => Err(MsmError::DeviceLost(reason)),
@@ -115,7 +115,7 @@ impl Gpu {
     /// of every call, so those calls fail with validation errors about invalid objects. With the
     /// flag set before `destroy`, every error the destruction causes is reported as `DeviceLost`.
     #[cfg(any(test, feature = "test-hooks"))]
-    pub fn destroy(&self, why: &str) {
+    pub(crate) fn destroy(&self, why: &str) {
         if let Ok(mut lost) = self.lost.lock() {
             lost.get_or_insert_with(|| format!("Destroyed: {why}"));
         }
@@ -124,7 +124,7 @@ impl Gpu {
 
     /// Runs `work` inside validation and out-of-memory error scopes and reports what they caught.
     /// The scopes are pushed and popped on this thread before any await, as wgpu requires.
-    pub async fn capture<T>(&self, work: impl FnOnce() -> T) -> Result<T, MsmError> {
+    pub(crate) async fn capture<T>(&self, work: impl FnOnce() -> T) -> Result<T, MsmError> {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let value = work();
@@ -142,7 +142,7 @@ impl Gpu {
     /// [`Gpu::capture`] on a thread of its own (natively, where the scopes' futures are ready
     /// once popped): error scopes belong to the thread that pushes them.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn capture_blocking<T>(&self, work: impl FnOnce() -> T) -> Result<T, MsmError> {
+    pub(crate) fn capture_blocking<T>(&self, work: impl FnOnce() -> T) -> Result<T, MsmError> {
         pollster::block_on(self.capture(work))
     }
 
@@ -157,7 +157,7 @@ impl Gpu {
 
     /// Copies `size` bytes of `source` (a COPY_SRC buffer) back to the host as `u32` words.
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub async fn read_words(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u32>, MsmError> {
+    pub(crate) async fn read_words(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u32>, MsmError> {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size,
@@ -171,7 +171,7 @@ impl Gpu {
     }
 
     /// Waits until the GPU has finished everything submitted so far.
-    pub async fn finish_queue(&self) -> Result<(), MsmError> {
+    pub(crate) async fn finish_queue(&self) -> Result<(), MsmError> {
         let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
         self.queue.on_submitted_work_done(move || {
             let _ = sender.send(());
@@ -190,7 +190,7 @@ impl Gpu {
     /// Waits until the GPU has finished `submission` and what came before it (natively; on the
     /// web, where no such wait exists, everything submitted so far), not the submissions of
     /// other calls made since.
-    pub async fn finish(&self, submission: wgpu::SubmissionIndex) -> Result<(), MsmError> {
+    pub(crate) async fn finish(&self, submission: wgpu::SubmissionIndex) -> Result<(), MsmError> {
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.wait(submission)?;
@@ -212,7 +212,7 @@ impl Gpu {
 
     /// Maps a MAP_READ buffer that `submission` (a submission of this call) writes, waits for
     /// that submission only, and returns the buffer's contents.
-    pub async fn map_and_read(
+    pub(crate) async fn map_and_read(
         &self,
         staging: &wgpu::Buffer,
         submission: wgpu::SubmissionIndex,

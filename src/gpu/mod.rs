@@ -1,10 +1,10 @@
 //! Everything that talks to wgpu: device set-up, compiled pipelines, reusable buffers and the
 //! encoding of one MSM.
 
-pub mod device;
-pub mod pipelines;
-pub mod run;
-pub mod workspace;
+pub(crate) mod device;
+pub(crate) mod pipelines;
+pub(crate) mod run;
+pub(crate) mod workspace;
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;

@@ -8,7 +8,7 @@ use super::device::Gpu;
 use crate::wgsl::{compose, MulForm, Stage};
 
 /// One compute pipeline per [`Step`] the curve runs.
-pub struct CurvePipelines {
+pub(crate) struct CurvePipelines {
     /// The curve's steps in run order, each with its pipeline.
     steps: Vec<(Step, wgpu::ComputePipeline)>,
 }
@@ -36,7 +36,7 @@ fn compute_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &
 
 /// Compiles `stage` for `spec` and builds a pipeline for each named entry point (the test
 /// kernels and microbenchmarks; the MSM's steps are [`CurvePipelines`]).
-pub fn stage_pipelines<const K: usize>(
+pub(crate) fn stage_pipelines<const K: usize>(
     device: &wgpu::Device,
     spec: &CurveSpec,
     form: MulForm,
@@ -64,7 +64,7 @@ impl CurvePipelines {
     /// Natively the stages compile in parallel, one thread each, for drivers that compile a
     /// pipeline when it is created (lavapipe compiles at its first dispatch instead, so there it
     /// gains little); in browsers one after the other.
-    pub async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
+    pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
         let by_stage: Vec<(Stage, Vec<Step>)> = Stage::ALL
             .into_iter()
             .map(|stage| (stage, Step::of(&spec.model, kernels.accumulation).filter(|s| s.stage() == stage).collect()))
@@ -90,12 +90,12 @@ impl CurvePipelines {
     }
 
     /// The curve's steps in run order.
-    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+    pub(crate) fn steps(&self) -> impl Iterator<Item = Step> + '_ {
         self.steps.iter().map(|(step, _)| *step)
     }
 
     /// The pipeline of `step` (one of [`CurvePipelines::steps`]).
-    pub fn get(&self, step: Step) -> &wgpu::ComputePipeline {
+    pub(crate) fn get(&self, step: Step) -> &wgpu::ComputePipeline {
         &self.steps.iter().find(|(s, _)| *s == step).expect("a step of this curve").1
     }
 }

@@ -16,7 +16,7 @@ const MAX_GROUPS_PER_DIMENSION: u32 = 65_535;
 
 /// Workgroup counts for `threads` threads, folded into two dimensions when needed
 /// (`thread_index` in `common.wgsl` unfolds them).
-pub fn dispatch_size(threads: u32) -> (u32, u32) {
+pub(crate) fn dispatch_size(threads: u32) -> (u32, u32) {
     let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
     if groups <= MAX_GROUPS_PER_DIMENSION {
         (groups, 1)
@@ -26,7 +26,7 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
 }
 
 /// What one GPU run reads back.
-pub struct RunOutput {
+pub(crate) struct RunOutput {
     /// Packed words of the per-segment partial sums (`plan.total_segments()` points).
     pub partials: Vec<u32>,
     /// In profiling runs: how long each part took.
@@ -35,7 +35,7 @@ pub struct RunOutput {
 
 /// Seconds of the parts of a profiled run, each submitted and waited for on its own.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Timings {
+pub(crate) struct Timings {
     /// Writing the inputs and clearing the bucket counts.
     pub upload: f64,
     /// Each step the run executed, in order.
@@ -46,7 +46,7 @@ pub struct Timings {
 
 /// Where a run's points come from.
 #[derive(Clone, Copy)]
-pub enum PointSource<'a> {
+pub(crate) enum PointSource<'a> {
     /// Upload words (canonical affine coordinates), converted by `convert_points` in this run.
     Upload(&'a [u32]),
     /// Points already converted on the GPU (prepared bases).
@@ -54,7 +54,7 @@ pub enum PointSource<'a> {
 }
 
 /// Points converted once into their stored form and kept on the GPU.
-pub struct PreparedPass {
+pub(crate) struct PreparedPass {
     /// Number of points.
     pub n: u32,
     /// Stored points, as `Buffer::Points`.
@@ -65,7 +65,7 @@ pub struct PreparedPass {
 
 impl PreparedPass {
     /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
-    pub fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
+    pub(crate) fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
         match buffer {
             Buffer::Points => Some(&self.points),
             Buffer::Identity => Some(&self.identity),
@@ -78,7 +78,7 @@ impl PreparedPass {
 /// every intermediate buffer. With `profile`, each step is submitted and waited for on its own
 /// and timed (slower overall: use it to see where the time goes, not for the fastest run).
 #[allow(clippy::too_many_arguments, reason = "the inputs of one GPU run, each used once")]
-pub async fn run_stages(
+pub(crate) async fn run_stages(
     gpu: &Gpu,
     pipelines: &CurvePipelines,
     workspace: &Workspace,
@@ -191,7 +191,12 @@ fn encode_pass(
 }
 
 /// Encodes one dispatch of `pipeline` and submits it on its own.
-pub fn submit_pass(gpu: &Gpu, pipeline: &wgpu::ComputePipeline, bind_group: &wgpu::BindGroup, dispatch: (u32, u32)) {
+pub(crate) fn submit_pass(
+    gpu: &Gpu,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    dispatch: (u32, u32),
+) {
     let mut encoder = new_encoder(gpu);
     encode_pass(&mut encoder, "single pass", pipeline, dispatch, 1, bind_group);
     gpu.queue.submit([encoder.finish()]);

@@ -9,11 +9,11 @@ use super::run::PreparedPass;
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BufferSizes([u64; 13]);
+pub(crate) struct BufferSizes([u64; 13]);
 
 impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels`.
-    pub fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
+    pub(crate) fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
         let n = plan.n as u64;
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
@@ -40,17 +40,17 @@ impl BufferSizes {
     }
 
     /// Size of one buffer.
-    pub fn get(&self, buffer: Buffer) -> u64 {
+    pub(crate) fn get(&self, buffer: Buffer) -> u64 {
         self.0[buffer as usize]
     }
 
     /// All buffers together.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.0.iter().sum()
     }
 
     /// The largest buffer.
-    pub fn largest(&self) -> u64 {
+    pub(crate) fn largest(&self) -> u64 {
         self.0.iter().copied().max().unwrap_or(0)
     }
 
@@ -64,7 +64,7 @@ impl BufferSizes {
 }
 
 /// The largest `n` whose buffers all fit the device limits.
-pub fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits) -> u32 {
+pub(crate) fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits) -> u32 {
     let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
     let fits = |n: u32| BufferSizes::for_plan(spec, kernels, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
@@ -81,7 +81,7 @@ pub fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits) -> 
 }
 
 /// Buffers and bind groups sized for some plans; reused while they are large enough.
-pub struct Workspace {
+pub(crate) struct Workspace {
     sizes: BufferSizes,
     buffers: Vec<wgpu::Buffer>,
     /// The bind group of every step of the curve over these buffers, in run order.
@@ -90,13 +90,13 @@ pub struct Workspace {
 
 impl Workspace {
     /// Whether this workspace can run `sizes` without reallocating.
-    pub fn covers(&self, sizes: &BufferSizes) -> bool {
+    pub(crate) fn covers(&self, sizes: &BufferSizes) -> bool {
         self.sizes.covers(sizes)
     }
 
     /// Allocates buffers covering both `sizes` and the previous workspace (so alternating sizes
     /// do not reallocate every call).
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         pipelines: &CurvePipelines,
         sizes: &BufferSizes,
@@ -129,7 +129,7 @@ impl Workspace {
     /// The steps a run executes, in order, each with its bind group: this workspace's, or for a
     /// run on `prepared` bases, without the steps they skip and with bind groups (created for
     /// this run) that read the points and identity flags of the bases.
-    pub fn run_steps(
+    pub(crate) fn run_steps(
         &self,
         device: &wgpu::Device,
         pipelines: &CurvePipelines,
@@ -150,14 +150,14 @@ impl Workspace {
     }
 
     /// The wgpu buffer behind `buffer`.
-    pub fn buffer(&self, buffer: Buffer) -> &wgpu::Buffer {
+    pub(crate) fn buffer(&self, buffer: Buffer) -> &wgpu::Buffer {
         &self.buffers[buffer as usize]
     }
 }
 
 /// The bind group of `step`'s pipeline over the buffers of [`Step::bindings`], each looked up
 /// with `buffer`.
-pub fn bind_group<'a>(
+pub(crate) fn bind_group<'a>(
     device: &wgpu::Device,
     pipelines: &CurvePipelines,
     step: Step,
@@ -177,12 +177,12 @@ pub fn bind_group<'a>(
 
 /// Workspaces most contexts keep per curve: one call can upload and encode while another's
 /// GPU work runs, or decode while another uploads.
-pub const DEFAULT_WORKSPACES: usize = 2;
+pub(crate) const DEFAULT_WORKSPACES: usize = 2;
 
 /// The workspaces of one curve, shared by concurrent calls: a call leases one for its GPU run
 /// and gives it back once the results are read back. At most `capacity` exist; a second one is
 /// created only when a call finds every existing one leased (sequential calls keep one).
-pub struct WorkspacePool {
+pub(crate) struct WorkspacePool {
     /// Workspaces not leased now.
     free: std::sync::Mutex<Vec<Workspace>>,
     /// One permit per workspace that may exist; a lease holds one.
@@ -190,7 +190,7 @@ pub struct WorkspacePool {
 }
 
 /// A workspace leased from a [`WorkspacePool`]; dropping it returns the workspace to the pool.
-pub struct WorkspaceLease<'a> {
+pub(crate) struct WorkspaceLease<'a> {
     pool: &'a WorkspacePool,
     /// `None` until [`WorkspaceLease::fit`] has run (the pool had none free).
     workspace: Option<Workspace>,
@@ -200,7 +200,7 @@ pub struct WorkspaceLease<'a> {
 
 impl WorkspacePool {
     /// A pool of at most `capacity` (≥ 1) workspaces, none allocated yet.
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         WorkspacePool {
             free: std::sync::Mutex::new(Vec::new()),
             permits: futures_intrusive::sync::Semaphore::new(true, capacity.max(1)),
@@ -210,7 +210,7 @@ impl WorkspacePool {
     /// Waits (first come, first served) until fewer than `capacity` calls hold a lease, then
     /// leases the free workspace that best fits `sizes`: the smallest that covers them, else the
     /// largest (which [`WorkspaceLease::fit`] grows), else none (a new one will be created).
-    pub async fn lease(&self, sizes: &BufferSizes) -> WorkspaceLease<'_> {
+    pub(crate) async fn lease(&self, sizes: &BufferSizes) -> WorkspaceLease<'_> {
         let permit = self.permits.acquire(1).await;
         let mut free = self.free.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let covering = (0..free.len()).filter(|&i| free[i].covers(sizes)).min_by_key(|&i| free[i].sizes.total());
@@ -222,18 +222,18 @@ impl WorkspacePool {
 
 impl WorkspaceLease<'_> {
     /// The leased workspace; `None` when the pool had none free (nothing allocated yet).
-    pub fn workspace(&self) -> Option<&Workspace> {
+    pub(crate) fn workspace(&self) -> Option<&Workspace> {
         self.workspace.as_ref()
     }
 
     /// Whether the leased workspace can run `sizes` as it is.
-    pub fn covers(&self, sizes: &BufferSizes) -> bool {
+    pub(crate) fn covers(&self, sizes: &BufferSizes) -> bool {
         self.workspace.as_ref().is_some_and(|w| w.covers(sizes))
     }
 
     /// Replaces the leased workspace (dropping the old one's buffers) with `workspace`, which
     /// goes to the pool when the lease ends.
-    pub fn replace(&mut self, workspace: Workspace) {
+    pub(crate) fn replace(&mut self, workspace: Workspace) {
         self.workspace = Some(workspace);
     }
 }
