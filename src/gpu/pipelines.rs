@@ -63,7 +63,8 @@ impl CurvePipelines {
     /// Compiles every stage that holds a step once, and builds each step's pipeline from it.
     /// Natively the stages compile in parallel, one thread each, for drivers that compile a
     /// pipeline when it is created (lavapipe compiles at its first dispatch instead, so there it
-    /// gains little); in browsers one after the other.
+    /// gains little); in browsers one after the other, each first compiled asynchronously by the
+    /// browser ([`crate::wasm::precompile`]) so the page keeps painting meanwhile.
     pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
         let by_stage: Vec<(Stage, Vec<Step>)> = Stage::ALL
             .into_iter()
@@ -82,6 +83,14 @@ impl CurvePipelines {
                 })
                 .collect::<Result<Vec<_>, MsmError>>()
         })?;
+        #[cfg(target_arch = "wasm32")]
+        {
+            let modules: Vec<(String, Vec<&str>)> = by_stage
+                .iter()
+                .map(|(stage, steps)| (compose(spec, *stage, kernels.form), steps.iter().map(|s| s.name()).collect()))
+                .collect();
+            crate::wasm::precompile::precompile(&gpu.device, &modules).await;
+        }
         #[cfg(target_arch = "wasm32")]
         let compiled = gpu.capture(|| by_stage.iter().map(compile).collect::<Vec<_>>()).await?;
         let mut steps: Vec<(Step, wgpu::ComputePipeline)> = compiled.into_iter().flatten().collect();

@@ -35,6 +35,7 @@ use crate::MsmError;
 
 #[cfg(feature = "demo")]
 pub mod demo;
+pub(crate) mod precompile;
 #[cfg(feature = "demo")]
 pub use demo::{arkworks_msm, random_inputs};
 
