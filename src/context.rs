@@ -179,7 +179,7 @@ impl MsmContext {
     /// as the largest pass it has run, so its peak is `max_workspaces` times this for the
     /// largest pass when that many calls overlap (sequential calls keep one).
     pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
-        BufferSizes::for_plan(G::spec(), self.kernels, &Plan::choose(n as u32, G::spec().scalar_bits)).total()
+        self.buffer_sizes::<G>(&Plan::choose(n as u32, G::spec().scalar_bits)).total()
     }
 
     /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.

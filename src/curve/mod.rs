@@ -8,7 +8,7 @@ pub(crate) mod registry;
 mod short_weierstrass;
 mod twisted_edwards;
 
-use ark_ec::AffineRepr;
+use ark_ec::{AffineRepr, CurveConfig};
 use ark_ff::{BigInteger, PrimeField};
 use num_bigint::BigUint;
 
@@ -208,15 +208,21 @@ pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
     F::from_le_bytes_mod_order(&value.to_bytes_le())
 }
 
-/// The spec of a curve over base field `F` with scalars of `scalar_bits` bits.
-pub(crate) fn spec_of<F: PrimeField>(name: &'static str, scalar_bits: u32, model: CurveModel) -> CurveSpec {
-    let modulus = BigUint::from_bytes_le(&F::MODULUS.to_bytes_le());
-    CurveSpec {
-        name,
-        coord_words: (modulus.bits() as usize).div_ceil(32),
-        field: Montgomery::new(&modulus),
-        wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
-        scalar_bits,
-        model,
-    }
+/// The spec of registry entry `id`, whose arkworks configuration is `C` and equation `model()`,
+/// computed on first use (what every family's [`GpuCurve::spec`] returns).
+pub(crate) fn spec_of<C: CurveConfig<BaseField: PrimeField>>(
+    id: CurveId,
+    model: impl FnOnce() -> CurveModel,
+) -> &'static CurveSpec {
+    id.spec_cell().get_or_init(|| {
+        let modulus = BigUint::from_bytes_le(&C::BaseField::MODULUS.to_bytes_le());
+        CurveSpec {
+            name: id.name(),
+            coord_words: (modulus.bits() as usize).div_ceil(32),
+            field: Montgomery::new(&modulus),
+            wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
+            scalar_bits: C::ScalarField::MODULUS_BIT_SIZE,
+            model: model(),
+        }
+    })
 }

@@ -38,11 +38,9 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     const ID: CurveId = C::ID;
 
     fn spec() -> &'static CurveSpec {
-        C::ID.spec_cell().get_or_init(|| {
+        spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
-            let b = biguint_of(&C::COEFF_B);
-            let scalar_bits = C::ScalarField::MODULUS_BIT_SIZE;
-            spec_of::<C::BaseField>(C::ID.name(), scalar_bits, CurveModel::ShortWeierstrassA0 { b })
+            CurveModel::ShortWeierstrassA0 { b: biguint_of(&C::COEFF_B) }
         })
     }
 

@@ -27,11 +27,9 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
     const ID: CurveId = C::ID;
 
     fn spec() -> &'static CurveSpec {
-        C::ID.spec_cell().get_or_init(|| {
+        spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A == -C::BaseField::ONE, "{}: the formulas assume a = −1", C::ID);
-            let d = biguint_of(&C::COEFF_D);
-            let scalar_bits = C::ScalarField::MODULUS_BIT_SIZE;
-            spec_of::<C::BaseField>(C::ID.name(), scalar_bits, CurveModel::TwistedEdwardsAMinus1 { d })
+            CurveModel::TwistedEdwardsAMinus1 { d: biguint_of(&C::COEFF_D) }
         })
     }
 

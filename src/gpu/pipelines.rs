@@ -13,12 +13,12 @@ pub(crate) struct CurvePipelines {
     steps: Vec<(Step, wgpu::ComputePipeline)>,
 }
 
-/// The composed module of `stage` for `spec`.
-fn shader_module(device: &wgpu::Device, spec: &CurveSpec, form: MulForm, stage: Stage) -> wgpu::ShaderModule {
+/// The module of `stage` for `spec` from its composed WGSL `code`.
+fn shader_module(device: &wgpu::Device, spec: &CurveSpec, stage: Stage, code: &str) -> wgpu::ShaderModule {
     let label = format!("{} {}", spec.name, stage.file());
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(compose(spec, stage, form).into()),
+        source: wgpu::ShaderSource::Wgsl(code.into()),
     })
 }
 
@@ -43,20 +43,21 @@ pub(crate) fn stage_pipelines<const K: usize>(
     stage: Stage,
     entry_points: [&str; K],
 ) -> [wgpu::ComputePipeline; K] {
-    let module = shader_module(device, spec, form, stage);
+    let module = shader_module(device, spec, stage, &compose(spec, stage, form));
     entry_points.map(|entry| compute_pipeline(device, &module, entry))
 }
 
-/// The pipelines of `steps`, all held by the module of `stage`.
-fn stage_steps(
-    device: &wgpu::Device,
-    spec: &CurveSpec,
-    form: MulForm,
+/// One stage of a curve: the steps its module holds and its composed WGSL.
+struct StageCode {
     stage: Stage,
-    steps: &[Step],
-) -> Vec<(Step, wgpu::ComputePipeline)> {
-    let module = shader_module(device, spec, form, stage);
-    steps.iter().map(|&step| (step, compute_pipeline(device, &module, step.name()))).collect()
+    steps: Vec<Step>,
+    code: String,
+}
+
+/// The pipelines of the steps of `stage`, all held by its module.
+fn stage_steps(device: &wgpu::Device, spec: &CurveSpec, stage: &StageCode) -> Vec<(Step, wgpu::ComputePipeline)> {
+    let module = shader_module(device, spec, stage.stage, &stage.code);
+    stage.steps.iter().map(|&step| (step, compute_pipeline(device, &module, step.name()))).collect()
 }
 
 impl CurvePipelines {
@@ -66,12 +67,17 @@ impl CurvePipelines {
     /// gains little); in browsers one after the other, each first compiled asynchronously by the
     /// browser ([`crate::wasm::precompile`]) so the page keeps painting meanwhile.
     pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
-        let by_stage: Vec<(Stage, Vec<Step>)> = Stage::ALL
+        let by_stage: Vec<StageCode> = Stage::ALL
             .into_iter()
-            .map(|stage| (stage, Step::of(&spec.model, kernels.accumulation).filter(|s| s.stage() == stage).collect()))
-            .filter(|(_, steps): &(Stage, Vec<Step>)| !steps.is_empty())
+            .map(|stage| {
+                let steps: Vec<Step> =
+                    Step::of(&spec.model, kernels.accumulation).filter(|s| s.stage() == stage).collect();
+                (stage, steps)
+            })
+            .filter(|(_, steps)| !steps.is_empty())
+            .map(|(stage, steps)| StageCode { stage, steps, code: compose(spec, stage, kernels.form) })
             .collect();
-        let compile = |(stage, steps): &(Stage, Vec<Step>)| stage_steps(&gpu.device, spec, kernels.form, *stage, steps);
+        let compile = |stage: &StageCode| stage_steps(&gpu.device, spec, stage);
         #[cfg(not(target_arch = "wasm32"))]
         let compiled = std::thread::scope(|scope| {
             let threads: Vec<_> =
@@ -85,10 +91,8 @@ impl CurvePipelines {
         })?;
         #[cfg(target_arch = "wasm32")]
         {
-            let modules: Vec<(String, Vec<&str>)> = by_stage
-                .iter()
-                .map(|(stage, steps)| (compose(spec, *stage, kernels.form), steps.iter().map(|s| s.name()).collect()))
-                .collect();
+            let modules: Vec<(&str, Vec<&str>)> =
+                by_stage.iter().map(|s| (s.code.as_str(), s.steps.iter().map(|step| step.name()).collect())).collect();
             crate::wasm::precompile::precompile(&gpu.device, &modules).await;
         }
         #[cfg(target_arch = "wasm32")]

@@ -29,12 +29,14 @@ fn object(properties: &[(&str, &JsValue)]) -> JsValue {
 /// Compiles the pipelines of every `(WGSL module, entry points)` asynchronously on the device's
 /// browser side, all requested at once so the browser may compile them in parallel, and waits
 /// for them (no-op off the WebGPU backend).
-pub(crate) async fn precompile(device: &wgpu::Device, modules: &[(String, Vec<&str>)]) {
+pub(crate) async fn precompile(device: &wgpu::Device, modules: &[(&str, Vec<&str>)]) {
     let Some(gpu_device) = device.as_webgpu() else { return };
     let gpu_device: &JsValue = gpu_device.as_ref();
     let pending = Array::new();
     for (code, entry_points) in modules {
-        let Some(module) = call(gpu_device, "createShaderModule", &object(&[("code", &code.into())])) else { return };
+        let Some(module) = call(gpu_device, "createShaderModule", &object(&[("code", &(*code).into())])) else {
+            return;
+        };
         for entry in entry_points {
             let compute = object(&[("module", &module), ("entryPoint", &(*entry).into())]);
             let descriptor = object(&[("layout", &"auto".into()), ("compute", &compute)]);
