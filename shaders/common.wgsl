@@ -7,6 +7,15 @@ const DIGIT_NEGATIVE: u32 = 0x80000000u;
 // A CSR entry is a point index with DIGIT_NEGATIVE set when the point enters its bucket negated.
 const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
 
+// Bits of Plan.inputs: which uploads are in arkworks' Montgomery form (the Rust API) rather
+// than canonical integers (the bytes API).
+const INPUT_POINTS_MONTGOMERY: u32 = 1u;
+const INPUT_SCALARS_MONTGOMERY: u32 = 2u;
+// Slots of the faults buffer: the lowest point with a coordinate not below p, and the lowest
+// point off the curve (src/gpu/run.rs, `Faults`).
+const FAULT_OUT_OF_RANGE: u32 = 0u;
+const FAULT_NOT_ON_CURVE: u32 = 1u;
+
 // Per-call sizes, written by the host (src/plan.rs, `Plan`); the shader text never depends on n.
 struct Plan {
     // Number of points and scalars.
@@ -27,6 +36,8 @@ struct Plan {
     chunks_per_window: u32,
     // Batch-affine accumulation: chunks per step thread, which share one field inversion.
     affine_batch: u32,
+    // INPUT_* bits: the form of the uploaded points and scalars.
+    inputs: u32,
 }
 
 // Linear index of this thread in a dispatch that may be folded into two dimensions

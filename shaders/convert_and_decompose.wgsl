@@ -1,6 +1,9 @@
 // Stage 1, one thread per input, in two kernels:
-//   convert_points: point i into Montgomery form (the curve's stored form), and whether it is
-//     the identity (prepared bases run it once, at preparation);
+//   convert_points: point i checked and brought into Montgomery form (the curve's stored
+//     form), and whether it gets no digits: the identity, or a bad point (prepared bases run it
+//     once, at preparation). This is where uploaded points are validated: the host only copies
+//     them (coordinates below p, then the curve equation; the lowest bad index of each kind is
+//     kept in `faults`, which the host reads before it uses any result).
 //   decompose_scalars: scalar i into signed windows, counting each window's bucket sizes.
 //
 // Digits: window w holds bits [w·c, (w+1)·c) of the scalar plus the carry from window w − 1.
@@ -16,12 +19,14 @@
 // 8 little-endian u32 words per scalar.
 @group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
-// identity[i] = 1 if point i is the identity (it gets no digits), else 0.
+// identity[i] = 1 if point i gets no digits (the identity, or a bad point), else 0.
 @group(0) @binding(6) var<storage, read_write> identity: array<u32>;
 // digits[w·n + i]: the digit of scalar i in window w (magnitude | DIGIT_NEGATIVE, 0 for none).
 @group(0) @binding(4) var<storage, read_write> digits: array<u32>;
 // bucket_counts[w·h + b − 1]: how many points enter bucket b of window w.
 @group(0) @binding(5) var<storage, read_write> bucket_counts: array<atomic<u32>>;
+// faults[FAULT_*]: !i for the lowest bad point i of each kind (atomicMax of !i), 0 for none.
+@group(0) @binding(7) var<storage, read_write> faults: array<atomic<u32>>;
 
 const SCALAR_WORDS: u32 = 8u;
 
@@ -46,8 +51,24 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         return;
     }
     let raw = raw_points[i];
-    points[i] = stored_pack(stored_from_raw(raw));
-    identity[i] = select(0u, 1u, raw_is_identity(raw));
+    let in_range = words_below_p(raw.x) && words_below_p(raw.y);
+    // One multiplication per coordinate into Montgomery form, from canonical words or arkworks'.
+    var into_montgomery = R2_MOD_P;
+    if ((plan.inputs & INPUT_POINTS_MONTGOMERY) != 0u) {
+        into_montgomery = ARK_TO_MONT;
+    }
+    let m = field_mul_x2(field_from_words(raw.x), into_montgomery, field_from_words(raw.y), into_montgomery);
+    let x = m.r[0];
+    let y = m.r[1];
+    let is_identity = affine_is_identity(x, y);
+    let on_curve = is_identity || affine_on_curve(x, y);
+    if (!in_range) {
+        atomicMax(&faults[FAULT_OUT_OF_RANGE], ~i);
+    } else if (!on_curve) {
+        atomicMax(&faults[FAULT_NOT_ON_CURVE], ~i);
+    }
+    points[i] = stored_pack(stored_from_affine(x, y));
+    identity[i] = select(0u, 1u, is_identity || !in_range || !on_curve);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

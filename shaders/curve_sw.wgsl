@@ -9,20 +9,33 @@ struct PointPacked { c: array<PackedField, 3> }
 // identity points no digits), which is what mixed addition requires.
 struct Stored { x: Field, y: Field }
 struct StoredPacked { c: array<PackedField, 2> }
-// An input point as uploaded: canonical affine words; the identity is x = y = 0.
+// An input point as uploaded: affine words, canonical (bytes API) or arkworks' Montgomery form
+// (Rust API); the identity is x = y = 0 in both.
 struct RawPoint { x: Words, y: Words }
 
 fn point_identity() -> Point {
     return Point(FIELD_ZERO, FIELD_ONE, FIELD_ZERO);
 }
 
-fn raw_is_identity(raw: RawPoint) -> bool {
-    return words_is_zero(raw.x) && words_is_zero(raw.y);
+// Affine (x, y) in Montgomery form: whether it encodes the identity, (0, 0).
+fn affine_is_identity(x: Field, y: Field) -> bool {
+    return field_eq(x, FIELD_ZERO) && field_eq(y, FIELD_ZERO);
 }
 
+// Whether y² = x³ + b (field results are canonical, so equal values have equal limbs).
+fn affine_on_curve(x: Field, y: Field) -> bool {
+    let m = field_mul_x2(x, x, y, y);
+    return field_eq(m.r[1], field_add(field_mul(m.r[0], x), B));
+}
+
+fn stored_from_affine(x: Field, y: Field) -> Stored {
+    return Stored(x, y);
+}
+
+// Canonical upload words into the stored form (tests; the pipeline converts in convert_points).
 fn stored_from_raw(raw: RawPoint) -> Stored {
     let m = field_mul_x2(field_from_words(raw.x), R2_MOD_P, field_from_words(raw.y), R2_MOD_P);
-    return Stored(m.r[0], m.r[1]);
+    return stored_from_affine(m.r[0], m.r[1]);
 }
 
 fn stored_negate(q: Stored) -> Stored {

@@ -9,22 +9,35 @@ struct PointPacked { c: array<PackedField, 4> }
 // mixed addition cost 7 multiplications.
 struct Stored { y_minus_x: Field, y_plus_x: Field, t2d: Field }
 struct StoredPacked { c: array<PackedField, 3> }
-// An input point as uploaded: canonical affine words; the identity is (0, 1).
+// An input point as uploaded: affine words, canonical (bytes API) or arkworks' Montgomery form
+// (Rust API); the identity is (0, 1).
 struct RawPoint { x: Words, y: Words }
 
 fn point_identity() -> Point {
     return Point(FIELD_ZERO, FIELD_ONE, FIELD_ZERO, FIELD_ONE);
 }
 
-fn raw_is_identity(raw: RawPoint) -> bool {
-    return words_is_zero(raw.x) && words_is_one(raw.y);
+// Affine (x, y) in Montgomery form: whether it is the identity, (0, 1).
+fn affine_is_identity(x: Field, y: Field) -> bool {
+    return field_eq(x, FIELD_ZERO) && field_eq(y, FIELD_ONE);
 }
 
+// Whether −x² + y² = 1 + d·x²·y², doubled to use the constant 2d: 2(y² − x²) = 2 + 2d·x²·y².
+fn affine_on_curve(x: Field, y: Field) -> bool {
+    let m = field_mul_x2(x, x, y, y);
+    let lhs = field_double(field_sub(m.r[1], m.r[0]));
+    let rhs = field_add(field_double(FIELD_ONE), field_mul(field_mul(m.r[0], m.r[1]), D2));
+    return field_eq(lhs, rhs);
+}
+
+fn stored_from_affine(x: Field, y: Field) -> Stored {
+    return Stored(field_sub(y, x), field_add(y, x), field_mul(field_mul(x, y), D2));
+}
+
+// Canonical upload words into the stored form (tests; the pipeline converts in convert_points).
 fn stored_from_raw(raw: RawPoint) -> Stored {
     let xy = field_mul_x2(field_from_words(raw.x), R2_MOD_P, field_from_words(raw.y), R2_MOD_P);
-    let x = xy.r[0];
-    let y = xy.r[1];
-    return Stored(field_sub(y, x), field_add(y, x), field_mul(field_mul(x, y), D2));
+    return stored_from_affine(xy.r[0], xy.r[1]);
 }
 
 // −(x, y) = (−x, y): swaps y − x with y + x and negates 2d·x·y.

@@ -1,5 +1,5 @@
 //! The byte-level API shared by the JS bindings: the encodings of the ZPrize 2023 WebGPU MSM
-//! harness, validated before anything reaches the GPU.
+//! harness.
 //!
 //! - points: x‖y per point, each coordinate a little-endian canonical integer of as many whole
 //!   `u32` words as the base field needs: 32 bytes (ed-on-bls12-377, bn254) or 48 bytes
@@ -7,11 +7,18 @@
 //! - scalars: 32 little-endian bytes each; every value below 2^256 is accepted and used as an
 //!   integer (not reduced modulo the group order);
 //! - the result: one point in the points encoding.
+//!
+//! The host checks only the buffers' lengths (`BadLength`, then `LengthMismatch`) and uploads
+//! the bytes as they are. The GPU's first step checks every point, coordinates below the base
+//! field modulus and then the curve equation, and the call fails with `CoordinateOutOfRange` or
+//! `NotOnCurve` naming the first bad point, before any result is used. Only the curve equation is
+//! checked: points outside the prime-order subgroup are accepted.
 
 use ark_ec::CurveGroup;
 
 use crate::curve::registry::{with_curve, with_prepared};
-use crate::curve::{CurveId, GpuCurve, PointError, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::curve::{CurveId, GpuCurve, SCALAR_WORDS};
+use crate::upload::{Points, Scalars};
 use crate::{MsmContext, MsmError, PreparedBases};
 
 pub use crate::curve::registry::PreparedBytes;
@@ -24,30 +31,37 @@ pub fn point_bytes<G: GpuCurve>() -> usize {
     2 * 4 * G::spec().coord_words
 }
 
-/// Validated upload words of a points buffer.
-pub fn decode_points<G: GpuCurve>(bytes: &[u8]) -> Result<Vec<u32>, MsmError> {
+/// The number of points in a points buffer of curve `G`, or `BadLength`.
+pub fn points_len<G: GpuCurve>(points: &[u8]) -> Result<usize, MsmError> {
     let size = point_bytes::<G>();
-    if !bytes.len().is_multiple_of(size) {
-        return Err(MsmError::BadLength { what: "points", len: bytes.len(), element: size });
+    match points.len().is_multiple_of(size) {
+        true => Ok(points.len() / size),
+        false => Err(MsmError::BadLength { what: "points", len: points.len(), element: size }),
     }
-    let mut words = Vec::with_capacity(bytes.len() / 4);
-    for (index, chunk) in bytes.chunks_exact(size).enumerate() {
-        let (x, y) = chunk.split_at(size / 2);
-        let point = G::from_xy_bytes(x, y).map_err(|e| match e {
-            PointError::CoordinateOutOfRange => MsmError::CoordinateOutOfRange { index },
-            PointError::NotOnCurve => MsmError::NotOnCurve { index },
-        })?;
-        point.push_words(&mut words);
-    }
-    Ok(words)
 }
 
-/// Upload words of a scalars buffer.
-pub fn decode_scalars(bytes: &[u8]) -> Result<Vec<u32>, MsmError> {
-    if !bytes.len().is_multiple_of(SCALAR_BYTES) {
-        return Err(MsmError::BadLength { what: "scalars", len: bytes.len(), element: SCALAR_BYTES });
+/// The number of scalars in a scalars buffer, or `BadLength`.
+pub fn scalars_len(scalars: &[u8]) -> Result<usize, MsmError> {
+    match scalars.len().is_multiple_of(SCALAR_BYTES) {
+        true => Ok(scalars.len() / SCALAR_BYTES),
+        false => Err(MsmError::BadLength { what: "scalars", len: scalars.len(), element: SCALAR_BYTES }),
     }
-    Ok(bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect())
+}
+
+/// The checks the host makes before an MSM of byte buffers on curve `G`: `BadLength` (points
+/// first), then `LengthMismatch`; the number of points. Points themselves are checked on the GPU.
+pub fn check_lengths<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<usize, MsmError> {
+    let n_points = points_len::<G>(points)?;
+    let n_scalars = scalars_len(scalars)?;
+    if n_points != n_scalars {
+        return Err(MsmError::LengthMismatch { points: n_points, scalars: n_scalars });
+    }
+    Ok(n_points)
+}
+
+/// [`check_lengths`] on the curve `curve`.
+pub fn check_lengths_of(curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<usize, MsmError> {
+    with_curve!(curve, G => check_lengths::<G>(points, scalars))
 }
 
 /// A point in the points encoding.
@@ -57,49 +71,16 @@ pub fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// Checks both buffers and their counts; returns the upload words.
-pub fn decode_inputs<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
-    let size = point_bytes::<G>();
-    if !points.len().is_multiple_of(size) {
-        return Err(MsmError::BadLength { what: "points", len: points.len(), element: size });
-    }
-    let raw_scalars = decode_scalars(scalars)?;
-    let (n_points, n_scalars) = (points.len() / size, scalars.len() / SCALAR_BYTES);
-    if n_points != n_scalars {
-        return Err(MsmError::LengthMismatch { points: n_points, scalars: n_scalars });
-    }
-    Ok((decode_points::<G>(points)?, raw_scalars))
-}
-
-/// Validated inputs of one curve in the upload format, ready for the GPU.
-pub struct DecodedInputs {
-    curve: CurveId,
-    raw_points: Vec<u32>,
-    raw_scalars: Vec<u32>,
-}
-
-impl DecodedInputs {
-    /// Checks both byte buffers for `curve` (every error of this module) without any GPU work.
-    pub fn decode(curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Self, MsmError> {
-        let (raw_points, raw_scalars) = with_curve!(curve, G => decode_inputs::<G>(points, scalars)?);
-        Ok(DecodedInputs { curve, raw_points, raw_scalars })
-    }
-}
-
 impl MsmContext {
     /// Σ kᵢ·Pᵢ over byte buffers in the encodings of this module; the result in the points
-    /// encoding. Bad input gets its error before any GPU work.
+    /// encoding. Lengths are checked before any GPU work, points by the GPU (see the module).
     pub async fn msm_bytes(&self, curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        self.msm_decoded(&DecodedInputs::decode(curve, points, scalars)?).await
+        with_curve!(curve, G => self.msm_bytes_on::<G>(points, scalars).await)
     }
 
-    /// Σ kᵢ·Pᵢ of already validated inputs, in the points encoding.
-    pub async fn msm_decoded(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
-        with_curve!(inputs.curve, G => self.msm_decoded_on::<G>(inputs).await)
-    }
-
-    async fn msm_decoded_on<G: GpuCurve>(&self, inputs: &DecodedInputs) -> Result<Vec<u8>, MsmError> {
-        let result = self.msm_words::<G>(&inputs.raw_points, &inputs.raw_scalars, MAX_SCALAR_BITS).await?;
+    async fn msm_bytes_on<G: GpuCurve>(&self, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
+        check_lengths::<G>(points, scalars)?;
+        let result = self.msm_inputs::<G>(Points::Bytes(points), Scalars::Bytes(scalars)).await?;
         Ok(encode_point::<G>(&result))
     }
 }
@@ -117,28 +98,29 @@ impl PreparedBytes {
 }
 
 impl MsmContext {
-    /// Validates a points buffer (every error of this module) and prepares it on the GPU.
+    /// Checks a points buffer's length, then uploads it and checks and converts its points on
+    /// the GPU once (the errors of [`MsmContext::msm_bytes`] for points).
     pub async fn prepare_bytes(&self, curve: CurveId, points: &[u8]) -> Result<PreparedBytes, MsmError> {
         with_curve!(curve, G, wrap => Ok(wrap(self.prepare_bytes_on::<G>(points).await?)))
     }
 
     async fn prepare_bytes_on<G: GpuCurve>(&self, points: &[u8]) -> Result<PreparedBases<G>, MsmError> {
-        let words = decode_points::<G>(points)?;
-        self.prepare_words::<G>(&words, points.len() / point_bytes::<G>()).await
+        points_len::<G>(points)?;
+        self.prepare_points(Points::Bytes(points)).await
     }
 
     /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer; the result in the points encoding.
     pub async fn msm_prepared_bytes(&self, bases: &PreparedBytes, scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        let raw_scalars = decode_scalars(scalars)?;
-        with_prepared!(bases, b => self.msm_prepared_bytes_on(b, &raw_scalars).await)
+        scalars_len(scalars)?;
+        with_prepared!(bases, b => self.msm_prepared_bytes_on(b, scalars).await)
     }
 
     async fn msm_prepared_bytes_on<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
-        raw: &[u32],
+        scalars: &[u8],
     ) -> Result<Vec<u8>, MsmError> {
-        let result = self.msm_prepared_words(bases, raw, MAX_SCALAR_BITS).await?;
+        let result = self.msm_prepared_scalars(bases, Scalars::Bytes(scalars)).await?;
         Ok(encode_point::<G>(&result))
     }
 }

@@ -8,13 +8,14 @@ use std::sync::{Arc, Mutex};
 use ark_ff::Zero;
 
 use crate::combine::{combine_windows, points_from_gpu};
-use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
+use crate::curve::GpuCurve;
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::{run_stages, PointSource, RunOutput, Timings};
 use crate::gpu::workspace::{max_points, BufferSizes, Workspace, WorkspaceLease, WorkspacePool, DEFAULT_WORKSPACES};
 use crate::plan::Plan;
 use crate::step::{Accumulation, Kernels};
+use crate::upload::{Points, Scalars, Upload};
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
@@ -183,24 +184,25 @@ impl MsmContext {
     }
 
     /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
+    /// The host only copies the inputs (arkworks' own limbs); the GPU converts them and checks
+    /// the points: `NotOnCurve` names the first point off the curve (only the equation is
+    /// checked, as arkworks' `is_on_curve` does).
     pub async fn msm<G: GpuCurve>(&self, points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
         if points.len() != scalars.len() {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
-        self.msm_words::<G>(&point_words(points), &scalar_words(scalars), G::spec().scalar_bits).await
+        self.msm_inputs(Points::Arkworks(points), Scalars::Arkworks(scalars)).await
     }
 
-    /// The MSM of points and scalars already in the upload format: `2·coord_words` canonical
-    /// words per point (valid curve points), `SCALAR_WORDS` words per scalar, every scalar below
-    /// `2^scalar_bits`.
-    pub(crate) async fn msm_words<G: GpuCurve>(
+    /// The MSM of points and as many scalars, pass by pass. Every pass's faults are checked
+    /// before its result is used, so nothing computed from a bad point is returned.
+    pub(crate) async fn msm_inputs<G: GpuCurve>(
         &self,
-        raw_points: &[u32],
-        raw_scalars: &[u32],
-        scalar_bits: u32,
+        points: Points<'_, G>,
+        scalars: Scalars<'_, G>,
     ) -> Result<G::Group, MsmError> {
-        let n = raw_scalars.len() / SCALAR_WORDS;
-        debug_assert_eq!(raw_points.len(), n * 2 * G::spec().coord_words);
+        let n = points.len();
+        debug_assert_eq!(scalars.len(), n);
         self.gpu.check_alive()?;
         if n == 0 {
             return Ok(G::Group::zero());
@@ -210,34 +212,39 @@ impl MsmContext {
             return Err(MsmError::InputTooLarge { n, max });
         }
         let pass_len = self.pass_len::<G>(n);
-        let point_words = raw_points.len() / n;
         let mut total = G::Group::zero();
-        for (points, scalars) in
-            raw_points.chunks(pass_len * point_words).zip(raw_scalars.chunks(pass_len * SCALAR_WORDS))
-        {
-            let plan = Plan::choose((scalars.len() / SCALAR_WORDS) as u32, scalar_bits);
-            let (partials, _) = self.run::<G>(&plan, PointSource::Upload(points), scalars, false).await?;
+        for start in (0..n).step_by(pass_len) {
+            let range = start..(start + pass_len).min(n);
+            let plan = Plan::choose(range.len() as u32, scalars.bits())
+                .with_inputs(points.plan_inputs() | scalars.plan_inputs());
+            let pass_points = points.pass(range.clone());
+            let source = PointSource::Upload { points: &pass_points, first: start };
+            let (partials, _) = self.run::<G>(&plan, source, &scalars.pass(range), false).await?;
             total += combine_windows(&partials, &plan);
         }
         Ok(total)
     }
 
-    /// Runs the GPU stages for `plan` on a leased workspace, gives it back, then decodes the
-    /// partial sums; with `profile`, also the timings of every part (see [`run_stages`]).
+    /// Runs the GPU stages for `plan` on a leased workspace, gives it back, checks the faults of
+    /// uploaded points, then decodes the partial sums; with `profile`, also the timings of every
+    /// part (see [`run_stages`]).
     pub(crate) async fn run<G: GpuCurve>(
         &self,
         plan: &Plan,
         points: PointSource<'_>,
-        raw_scalars: &[u32],
+        scalars: &dyn Upload,
         profile: bool,
     ) -> Result<(Vec<G::Group>, Option<Timings>), MsmError> {
         let runner = self.runner::<G>().await?;
         let output = {
             // Waits only while max_workspaces other passes on this curve hold theirs.
             let mut lease = runner.workspaces.lease(&self.buffer_sizes::<G>(plan)).await;
-            self.run_leased::<G>(&runner, &mut lease, plan, points, raw_scalars, profile).await?
+            self.run_leased::<G>(&runner, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
+        if let PointSource::Upload { first, .. } = points {
+            output.faults.check(first)?;
+        }
         Ok((points_from_gpu::<G>(&output.partials, self.kernels.form)?, output.timings))
     }
 
@@ -254,7 +261,7 @@ impl MsmContext {
         lease: &mut WorkspaceLease<'_>,
         plan: &Plan,
         points: PointSource<'_>,
-        raw_scalars: &[u32],
+        scalars: &dyn Upload,
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
         let spec = G::spec();
@@ -269,7 +276,7 @@ impl MsmContext {
         let workspace = lease.workspace().expect("covers the plan or was just created");
         let partial_bytes =
             plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.kernels.form) * 4) as u64;
-        run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, raw_scalars, partial_bytes, profile).await
+        run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, scalars, partial_bytes, profile).await
     }
 
     /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use.

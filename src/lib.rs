@@ -51,6 +51,7 @@ pub mod step;
 #[cfg(all(feature = "test-hooks", not(target_arch = "wasm32")))]
 #[doc(hidden)]
 pub mod testing;
+mod upload;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 pub mod wgsl;

@@ -55,9 +55,22 @@ pub struct Plan {
     /// Batch-affine accumulation (short Weierstrass curves): chunks per step thread, whose
     /// additions share one field inversion.
     pub affine_batch: u32,
+    /// [`Plan::POINTS_MONTGOMERY`] and [`Plan::SCALARS_MONTGOMERY`] bits: which uploads hold
+    /// arkworks' Montgomery form (the Rust API) rather than canonical integers (the bytes API).
+    pub inputs: u32,
 }
 
 impl Plan {
+    /// [`Plan::inputs`] bit: points are uploaded as arkworks' Montgomery-form limbs.
+    pub const POINTS_MONTGOMERY: u32 = 1;
+    /// [`Plan::inputs`] bit: scalars are uploaded as arkworks' Montgomery-form limbs.
+    pub const SCALARS_MONTGOMERY: u32 = 2;
+
+    /// This plan for uploads of the form `inputs` ([`Plan::inputs`]).
+    pub fn with_inputs(self, inputs: u32) -> Self {
+        Plan { inputs, ..self }
+    }
+
     /// The plan with window width `window_bits` for `n` scalars of `scalar_bits` bits.
     pub fn with_window(n: u32, scalar_bits: u32, window_bits: u32) -> Self {
         let num_buckets = 1u32 << (window_bits - 1);
@@ -76,6 +89,7 @@ impl Plan {
             chunk_len,
             chunks_per_window: n.div_ceil(chunk_len),
             affine_batch: 0,
+            inputs: 0,
         }
         .with_affine_batch()
     }

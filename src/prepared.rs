@@ -6,11 +6,13 @@ use std::marker::PhantomData;
 use ark_ff::Zero;
 
 use crate::combine::combine_windows;
-use crate::curve::{point_words, scalar_words, GpuCurve, SCALAR_WORDS};
+use crate::context::CurveRunner;
+use crate::curve::GpuCurve;
 use crate::gpu::run::{submit_pass, PointSource, PreparedPass};
 use crate::gpu::workspace::bind_group;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
+use crate::upload::{write_upload, Faults, Points, Scalars, Upload, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
@@ -36,69 +38,85 @@ impl<G: GpuCurve> PreparedBases<G> {
 }
 
 impl MsmContext {
-    /// Uploads `points` and converts them on the GPU once (split into passes like
-    /// [`MsmContext::msm`] when large). Errors: `InputTooLarge`, GPU errors.
+    /// Uploads `points` and checks and converts them on the GPU once (split into passes like
+    /// [`MsmContext::msm`] when large). Errors: `NotOnCurve` (the first point off the curve),
+    /// `InputTooLarge`, GPU errors.
     pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<PreparedBases<G>, MsmError> {
-        self.prepare_words::<G>(&point_words(points), points.len()).await
+        self.prepare_points(Points::Arkworks(points)).await
     }
 
-    /// [`MsmContext::prepare`] of points already in the upload format (validated).
-    pub(crate) async fn prepare_words<G: GpuCurve>(&self, raw: &[u32], n: usize) -> Result<PreparedBases<G>, MsmError> {
-        use wgpu::util::DeviceExt;
+    /// [`MsmContext::prepare`] of points in either upload form: `convert_points` runs once per
+    /// pass, and its faults are read back before the bases are returned.
+    pub(crate) async fn prepare_points<G: GpuCurve>(
+        &self,
+        points: Points<'_, G>,
+    ) -> Result<PreparedBases<G>, MsmError> {
         self.gpu().check_alive()?;
+        let n = points.len();
         let max = self.max_points::<G>();
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let spec = G::spec();
         let runner = self.runner::<G>().await?;
         let pass_len = self.pass_len::<G>(n);
-        let point_words = 2 * spec.coord_words;
-        let gpu = self.gpu();
         let mut passes = Vec::new();
-        for chunk in raw.chunks(pass_len * point_words) {
-            let count = chunk.len() / point_words;
-            let pass = gpu
-                .capture(|| {
-                    let device = &gpu.device;
-                    let storage = wgpu::BufferUsages::STORAGE;
-                    let init = |label, contents: &[u8], usage| {
-                        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some(label),
-                            contents,
-                            usage,
-                        })
-                    };
-                    let plan = Plan::choose(count as u32, spec.scalar_bits);
-                    let params = init("prepare params", bytemuck::bytes_of(&plan), wgpu::BufferUsages::UNIFORM);
-                    let raw_points = init("prepare raw points", bytemuck::cast_slice(chunk), storage);
-                    let empty = |label, bytes: u64| {
-                        device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some(label),
-                            size: bytes.max(16),
-                            usage: storage,
-                            mapped_at_creation: false,
-                        })
-                    };
-                    let stored_bytes = (count * spec.stored_coords() * spec.packed_words(self.mul_form()) * 4) as u64;
-                    let pass = PreparedPass {
-                        n: count as u32,
-                        points: empty("prepared points", stored_bytes),
-                        identity: empty("prepared identity flags", count as u64 * 4),
-                    };
-                    let step = Step::ConvertPoints;
-                    let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
-                        Buffer::Plan => &params,
-                        Buffer::RawPoints => &raw_points,
-                        other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
-                    });
-                    submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&plan));
-                    pass
-                })
-                .await?;
+        for start in (0..n).step_by(pass_len) {
+            let pass = self.convert_pass(&runner, &points.pass(start..(start + pass_len).min(n))).await?;
+            let faults = self.gpu().read_words(&pass.faults, FAULTS_BYTES).await?;
+            Faults::from_words(&faults).check(start)?;
             passes.push(pass);
         }
         Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, curve: PhantomData })
+    }
+
+    /// Uploads one pass of points and submits `convert_points` into the buffers of a new
+    /// [`PreparedPass`].
+    async fn convert_pass<G: GpuCurve>(
+        &self,
+        runner: &CurveRunner,
+        points: &Points<'_, G>,
+    ) -> Result<PreparedPass, MsmError> {
+        use wgpu::util::DeviceExt;
+        let spec = G::spec();
+        let gpu = self.gpu();
+        let count = points.len();
+        gpu.capture(|| {
+            let device = &gpu.device;
+            let storage = wgpu::BufferUsages::STORAGE;
+            let plan = Plan::choose(count as u32, spec.scalar_bits).with_inputs(points.plan_inputs());
+            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("prepare params"),
+                contents: bytemuck::bytes_of(&plan),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let empty = |label, bytes: u64, usage| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: bytes.max(16),
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let raw_points =
+                empty("prepare raw points", points.byte_len() as u64, storage | wgpu::BufferUsages::COPY_DST);
+            write_upload(&gpu.queue, &raw_points, points);
+            let stored_bytes = (count * spec.stored_coords() * spec.packed_words(self.mul_form()) * 4) as u64;
+            let pass = PreparedPass {
+                n: count as u32,
+                points: empty("prepared points", stored_bytes, storage),
+                identity: empty("prepared identity flags", count as u64 * 4, storage),
+                faults: empty("prepared faults", FAULTS_BYTES, storage | wgpu::BufferUsages::COPY_SRC),
+            };
+            let step = Step::ConvertPoints;
+            let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
+                Buffer::Plan => &params,
+                Buffer::RawPoints => &raw_points,
+                other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
+            });
+            submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&plan));
+            pass
+        })
+        .await
     }
 
     /// Σ scalars\[i\]·bases\[i\] with bases prepared on this context: no point upload or
@@ -109,17 +127,16 @@ impl MsmContext {
         bases: &PreparedBases<G>,
         scalars: &[G::ScalarField],
     ) -> Result<G::Group, MsmError> {
-        self.msm_prepared_words(bases, &scalar_words(scalars), G::spec().scalar_bits).await
+        self.msm_prepared_scalars(bases, Scalars::Arkworks(scalars)).await
     }
 
-    /// [`MsmContext::msm_prepared`] of scalars in the upload format, each below `2^scalar_bits`.
-    pub(crate) async fn msm_prepared_words<G: GpuCurve>(
+    /// [`MsmContext::msm_prepared`] of scalars in either upload form.
+    pub(crate) async fn msm_prepared_scalars<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
-        raw_scalars: &[u32],
-        scalar_bits: u32,
+        scalars: Scalars<'_, G>,
     ) -> Result<G::Group, MsmError> {
-        let n = raw_scalars.len() / SCALAR_WORDS;
+        let n = scalars.len();
         if n != bases.len {
             return Err(MsmError::LengthMismatch { points: bases.len, scalars: n });
         }
@@ -128,9 +145,11 @@ impl MsmContext {
         }
         self.gpu().check_alive()?;
         let mut total = G::Group::zero();
-        for (pass, scalars) in bases.passes.iter().zip(raw_scalars.chunks(bases.pass_len * SCALAR_WORDS)) {
-            let plan = Plan::choose(pass.n, scalar_bits);
-            let (partials, _) = self.run::<G>(&plan, PointSource::Prepared(pass), scalars, false).await?;
+        for (k, pass) in bases.passes.iter().enumerate() {
+            let start = k * bases.pass_len;
+            let plan = Plan::choose(pass.n, scalars.bits()).with_inputs(scalars.plan_inputs());
+            let pass_scalars = scalars.pass(start..start + pass.n as usize);
+            let (partials, _) = self.run::<G>(&plan, PointSource::Prepared(pass), &pass_scalars, false).await?;
             total += combine_windows(&partials, &plan);
         }
         Ok(total)

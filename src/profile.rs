@@ -9,11 +9,12 @@ use crate::clock::now_seconds;
 use crate::combine::combine_windows;
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
-use crate::curve::{point_words, scalar_words, GpuCurve};
+use crate::curve::{scalar_words, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
 use crate::plan::Plan;
 use crate::step::Step;
+use crate::upload::{Points, Scalars};
 use crate::wgsl::Stage;
 use crate::{MsmContext, MsmError};
 
@@ -140,15 +141,18 @@ impl MsmContext {
             return Err(MsmError::InputTooLarge { n, max });
         }
         let spec = G::spec();
-        let plan = Plan::choose(n as u32, spec.scalar_bits);
-        let (raw_points, raw_scalars) = (point_words(points), scalar_words(scalars));
-        let (partials, timings) = self.run::<G>(&plan, PointSource::Upload(&raw_points), &raw_scalars, true).await?;
+        let (points_upload, scalars_upload) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
+        let plan = Plan::choose(n as u32, spec.scalar_bits)
+            .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs());
+        let source = PointSource::Upload { points: &points_upload, first: 0 };
+        let (partials, timings) = self.run::<G>(&plan, source, &scalars_upload, true).await?;
         let started = now_seconds();
         let result = combine_windows(&partials, &plan);
         let host_seconds = now_seconds() - started;
 
+        // The cost model's bucket sizes, from scalars converted on the host (profiling only).
         let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
-        let (_, counts) = decompose(&raw_scalars, &skip, &plan);
+        let (_, counts) = decompose(&scalar_words(scalars), &skip, &plan);
         let muls = step_field_muls(spec, &plan, &counts);
         let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
         let timings = timings.expect("profiled runs are timed");

@@ -39,11 +39,14 @@ pub enum Buffer {
     /// Per-chunk state of batch-affine accumulation: affine running sum, Montgomery's-trick
     /// prefix product, cursor, bucket, flags (`ChunkState` in `accumulate_affine.wgsl`).
     ChunkStates,
+    /// The lowest bad input point of each kind, which `convert_points` records and the host
+    /// reads before it uses any result (`FAULT_*` in `common.wgsl`).
+    Faults,
 }
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 13] = [
+    pub const ALL: [Buffer; 14] = [
         Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawScalars,
@@ -57,6 +60,7 @@ impl Buffer {
         Buffer::Partials,
         Buffer::Carries,
         Buffer::ChunkStates,
+        Buffer::Faults,
     ];
 
     /// Whether shaders bind it as a uniform buffer (all others are storage buffers).
@@ -67,7 +71,7 @@ impl Buffer {
     /// Whether prepared bases (see [`crate::PreparedBases`]) hold their own copy, which runs on
     /// them bind instead of the workspace's.
     pub fn held_by_prepared_bases(self) -> bool {
-        matches!(self, Buffer::Points | Buffer::Identity)
+        matches!(self, Buffer::Points | Buffer::Identity | Buffer::Faults)
     }
 }
 
@@ -116,8 +120,12 @@ pub enum Access {
 /// One compute dispatch of the MSM pipeline; [`Step::ALL`] lists them in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
-    /// Stage 1: points into their stored (Montgomery) form, and their identity flags.
+    /// Stage 1: points checked (range, curve equation) and into their stored (Montgomery) form,
+    /// with their identity flags and the lowest bad index of each kind.
     ConvertPoints,
+    /// Stage 1: scalars uploaded in arkworks' Montgomery form into integers, in place
+    /// (dispatched only for such uploads).
+    ConvertScalars,
     /// Stage 1: scalars into signed window digits, counting the points of every bucket.
     DecomposeScalars,
     /// Stage 2: prefix scan of the bucket counts into bucket start offsets.
@@ -143,8 +151,9 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 9] = [
+    pub const ALL: [Step; 10] = [
         Step::ConvertPoints,
+        Step::ConvertScalars,
         Step::DecomposeScalars,
         Step::ScanBucketCounts,
         Step::ScatterEntries,
@@ -160,6 +169,7 @@ impl Step {
     pub fn name(self) -> &'static str {
         match self {
             Step::ConvertPoints => "convert_points",
+            Step::ConvertScalars => "convert_scalars",
             Step::DecomposeScalars => "decompose_scalars",
             Step::ScanBucketCounts => "scan_bucket_counts",
             Step::ScatterEntries => "scatter_entries",
@@ -187,6 +197,7 @@ impl Step {
     pub fn stage(self) -> Stage {
         match self {
             Step::ConvertPoints | Step::DecomposeScalars => Stage::ConvertAndDecompose,
+            Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
             Step::AccumulateChunks => Stage::Smvp,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
@@ -199,6 +210,7 @@ impl Step {
         match self {
             // The first entry of every chunk is loaded by StartAffineChunks.
             Step::StepAffineChunks => plan.chunk_len - 1,
+            Step::ConvertScalars => u32::from(plan.inputs & Plan::SCALARS_MONTGOMERY != 0),
             _ => 1,
         }
     }
@@ -209,9 +221,14 @@ impl Step {
         use Access::*;
         use Buffer::*;
         match self {
-            Step::ConvertPoints => {
-                &[(0, Plan, Read), (1, RawPoints, Read), (3, Points, ReadWrite), (6, Identity, ReadWrite)]
-            }
+            Step::ConvertPoints => &[
+                (0, Plan, Read),
+                (1, RawPoints, Read),
+                (3, Points, ReadWrite),
+                (6, Identity, ReadWrite),
+                (7, Faults, ReadWrite),
+            ],
+            Step::ConvertScalars => &[(0, Plan, Read), (2, RawScalars, ReadWrite)],
             Step::DecomposeScalars => &[
                 (0, Plan, Read),
                 (2, RawScalars, Read),
@@ -272,7 +289,9 @@ impl Step {
     /// Workgroup counts (x, y) of the step's dispatch for `plan`.
     pub fn dispatch(self, plan: &Plan) -> (u32, u32) {
         match self {
-            Step::ConvertPoints | Step::DecomposeScalars | Step::ScatterEntries => dispatch_size(plan.n),
+            Step::ConvertPoints | Step::ConvertScalars | Step::DecomposeScalars | Step::ScatterEntries => {
+                dispatch_size(plan.n)
+            }
             // One workgroup per window.
             Step::ScanBucketCounts => (plan.num_windows, 1),
             Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks => {

@@ -1,11 +1,13 @@
-//! The byte-level API behind the JS bindings: every malformed input gets its named error before
-//! any GPU work, and valid bytes (with full 256-bit scalars) give the arkworks result.
+//! The byte-level API behind the JS bindings: every malformed input gets its named error (lengths
+//! from the host before any GPU work, bad points from the GPU's first step, in both field forms,
+//! through `msm_bytes` and `prepare_bytes`), and valid bytes (with full 256-bit scalars) give the
+//! arkworks result.
 
 use ark_ec::VariableBaseMSM;
 use ark_ff::{PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
-use webgpu_msm::bytes::{decode_inputs, encode_point, point_bytes, SCALAR_BYTES};
-use webgpu_msm::testing::shared_context;
+use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
+use webgpu_msm::testing::{shared_context, shared_narrow_context};
 use webgpu_msm::{CurveId, CurveModel, GpuCurve, MsmError};
 
 fn random_bytes<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
@@ -30,21 +32,37 @@ fn reference<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Vec<u8> {
 fn malformed_inputs_get_named_errors<G: GpuCurve>() {
     let (points, scalars) = random_bytes::<G>(3, 1);
     let size = point_bytes::<G>();
-    let err = |p: &[u8], s: &[u8]| decode_inputs::<G>(p, s).err();
+    let length_error = |p: &[u8], s: &[u8]| check_lengths::<G>(p, s).err();
     assert_eq!(
-        err(&points[..size + 1], &scalars),
+        length_error(&points[..size + 1], &scalars),
         Some(MsmError::BadLength { what: "points", len: size + 1, element: size })
     );
-    assert_eq!(err(&points, &scalars[..33]), Some(MsmError::BadLength { what: "scalars", len: 33, element: 32 }));
-    assert_eq!(err(&points, &scalars[..64]), Some(MsmError::LengthMismatch { points: 3, scalars: 2 }));
+    assert_eq!(
+        length_error(&points, &scalars[..33]),
+        Some(MsmError::BadLength { what: "scalars", len: 33, element: 32 })
+    );
+    assert_eq!(length_error(&points, &scalars[..64]), Some(MsmError::LengthMismatch { points: 3, scalars: 2 }));
+    assert_eq!(length_error(&points, &scalars), None);
     let mut out_of_range = points.clone();
     out_of_range[size..size + size / 2].fill(0xff);
-    assert_eq!(err(&out_of_range, &scalars), Some(MsmError::CoordinateOutOfRange { index: 1 }));
     let mut off_curve = points.clone();
     off_curve[2 * size] ^= 1;
-    assert_eq!(err(&off_curve, &scalars), Some(MsmError::NotOnCurve { index: 2 }));
-    assert!(err(&points, &scalars).is_none());
-    assert!(err(&[], &[]).is_none(), "empty input is valid (the result is the identity)");
+    // Points 1 and 2 both bad: the lower index is named.
+    let mut both = out_of_range.clone();
+    both[2 * size] ^= 1;
+    for ctx in [shared_context(), shared_narrow_context()].into_iter().flatten() {
+        let err = |p: &[u8], s: &[u8]| pollster::block_on(ctx.msm_bytes(G::ID, p, s)).err();
+        let prepare_err = |p: &[u8]| pollster::block_on(ctx.prepare_bytes(G::ID, p)).err();
+        assert_eq!(err(&points[..size + 1], &scalars), length_error(&points[..size + 1], &scalars));
+        assert_eq!(err(&points, &scalars[..64]), Some(MsmError::LengthMismatch { points: 3, scalars: 2 }));
+        assert_eq!(err(&out_of_range, &scalars), Some(MsmError::CoordinateOutOfRange { index: 1 }));
+        assert_eq!(prepare_err(&out_of_range), Some(MsmError::CoordinateOutOfRange { index: 1 }));
+        assert_eq!(err(&off_curve, &scalars), Some(MsmError::NotOnCurve { index: 2 }));
+        assert_eq!(prepare_err(&off_curve), Some(MsmError::NotOnCurve { index: 2 }));
+        assert_eq!(err(&both, &scalars), Some(MsmError::CoordinateOutOfRange { index: 1 }));
+        assert!(err(&points, &scalars).is_none());
+        assert!(err(&[], &[]).is_none(), "empty input is valid (the result is the identity)");
+    }
 }
 
 #[test]
@@ -70,7 +88,6 @@ fn identity_encoding<G: GpuCurve>() {
         identity[coord] = 1;
     }
     assert_eq!(encode_point::<G>(&G::zero().into_group()), identity);
-    assert_eq!(G::from_xy_bytes(&identity[..coord], &identity[coord..]), Ok(G::zero()));
 }
 
 /// `msm_bytes` and the prepared-bases bytes API against arkworks, with an identity point and a

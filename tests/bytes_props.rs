@@ -1,9 +1,13 @@
-//! Property tests of the bytes decoder (`webgpu_msm::bytes`), on every curve of the build: no input panics,
-//! and every input gets exactly the result of an independent reference written here from
+//! Property tests of the bytes API (`webgpu_msm::bytes`), on every curve of the build: no input
+//! panics, and every input gets exactly the result of an independent reference written here from
 //! arkworks (`from_bigint` for the canonical range, the curve equation from arkworks'
-//! coefficients, arkworks' own encoding of valid points).
+//! coefficients, arkworks' own encoding of valid points, arkworks' integer scalar
+//! multiplication for the sum). Lengths are checked on the host (`check_lengths`); points are
+//! checked by the GPU's first step, so each case runs `msm_bytes`, `prepare_bytes` and
+//! `msm_prepared_bytes` on the shared GPU context (skipped without an adapter, except with
+//! `CI=true`).
 //!
-//! The decoder's contract, as the reference states it:
+//! The contract, as the reference states it:
 //! 1. the points buffer's length is a multiple of the point size, else `BadLength`;
 //! 2. the scalars buffer's length is a multiple of 32 bytes, else `BadLength`;
 //! 3. both give the same count, else `LengthMismatch`;
@@ -12,8 +16,11 @@
 //!    curve equation is checked (as `from_xy_bytes` does): points outside the prime-order
 //!    subgroup are accepted. On short Weierstrass curves, x = y = 0 is the identity.
 //!
-//! Case counts are small so the file runs in about a second; `PROPTEST_CASES=N` runs N cases of
-//! every property instead.
+//! 5. valid input gives Σ kᵢ·Pᵢ with every 32-byte scalar taken as an integer (on points outside
+//!    the prime-order subgroup too), in the points encoding.
+//!
+//! Case counts are small so the file runs in under a minute on lavapipe; `PROPTEST_CASES=N` runs
+//! N cases of every property instead.
 
 use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
 use ark_ec::twisted_edwards::{self as te, TECurveConfig};
@@ -21,9 +28,8 @@ use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use webgpu_msm::bytes::{
-    decode_inputs, decode_points, decode_scalars, encode_point, point_bytes, DecodedInputs, SCALAR_BYTES,
-};
+use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
+use webgpu_msm::testing::shared_context;
 use webgpu_msm::{CurveId, GpuCurve, MsmError};
 
 /// `default` cases, or `PROPTEST_CASES` if it is set.
@@ -46,6 +52,8 @@ trait Reference: GpuCurve {
     fn is_point(x: Self::Fq, y: Self::Fq) -> bool;
     /// arkworks' own verdict on the affine point (x, y), `is_on_curve` on `new_unchecked`.
     fn arkworks_on_curve(x: Self::Fq, y: Self::Fq) -> bool;
+    /// The point with coordinates (x, y) in the encoding's convention, unchecked.
+    fn from_coords(x: Self::Fq, y: Self::Fq) -> Self;
     /// The coordinates of a point in the encoding's convention.
     fn coords(point: &Self) -> (Self::Fq, Self::Fq);
     /// A point on the curve, in the prime-order subgroup or not, from one coordinate.
@@ -75,6 +83,14 @@ where
 
     fn arkworks_on_curve(x: Self::Fq, y: Self::Fq) -> bool {
         Self::new_unchecked(x, y).is_on_curve()
+    }
+
+    fn from_coords(x: Self::Fq, y: Self::Fq) -> Self {
+        if x.is_zero() && y.is_zero() {
+            Self::zero()
+        } else {
+            Self::new_unchecked(x, y)
+        }
     }
 
     fn coords(point: &Self) -> (Self::Fq, Self::Fq) {
@@ -112,6 +128,10 @@ where
         Self::new_unchecked(x, y).is_on_curve()
     }
 
+    fn from_coords(x: Self::Fq, y: Self::Fq) -> Self {
+        Self::new_unchecked(x, y)
+    }
+
     fn coords(point: &Self) -> (Self::Fq, Self::Fq) {
         (point.x, point.y)
     }
@@ -136,8 +156,9 @@ fn canonical<F: PrimeField>(bytes: &[u8]) -> Option<F> {
     F::from_bigint(big)
 }
 
-/// The expected outcome of decoding `points` and `scalars` on curve `C` (see the module doc).
-fn reference_decode<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), MsmError> {
+/// The expected outcome of an MSM of `points` and `scalars` on curve `C` (see the module doc):
+/// the result in the points encoding, or the error.
+fn reference_msm<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
     let size = C::POINT_BYTES;
     if !points.len().is_multiple_of(size) {
         return Err(MsmError::BadLength { what: "points", len: points.len(), element: size });
@@ -148,10 +169,23 @@ fn reference_decode<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), M
     if points.len() / size != scalars.len() / 32 {
         return Err(MsmError::LengthMismatch { points: points.len() / size, scalars: scalars.len() / 32 });
     }
-    reference_points::<C>(points)
+    let points = reference_points::<C>(points)?;
+    // Integer scalars: arkworks' double-and-add by the 256-bit integer, subgroup or not.
+    let sum: C::Group = points
+        .iter()
+        .zip(scalars.chunks_exact(32))
+        .map(|(p, k)| {
+            let limbs: Vec<u64> =
+                k.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect();
+            p.mul_bigint(&limbs)
+        })
+        .sum();
+    Ok(encode_reference::<C>(&sum.into_affine()))
 }
 
-fn reference_points<C: Reference>(points: &[u8]) -> Result<(), MsmError> {
+/// The points of a points buffer whose length is whole, or the first bad one's error.
+fn reference_points<C: Reference>(points: &[u8]) -> Result<Vec<C>, MsmError> {
+    let mut out = Vec::new();
     for (index, point) in points.chunks_exact(C::POINT_BYTES).enumerate() {
         let (x, y) = point.split_at(C::COORD_BYTES);
         let (Some(x), Some(y)) = (canonical::<C::Fq>(x), canonical::<C::Fq>(y)) else {
@@ -160,13 +194,9 @@ fn reference_points<C: Reference>(points: &[u8]) -> Result<(), MsmError> {
         if !C::is_point(x, y) {
             return Err(MsmError::NotOnCurve { index });
         }
+        out.push(C::from_coords(x, y));
     }
-    Ok(())
-}
-
-/// Bytes as the little-endian `u32` upload words (what valid canonical input decodes to).
-fn le_words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes"))).collect()
+    Ok(out)
 }
 
 /// A point in the documented encoding, from arkworks' canonical little-endian coordinates.
@@ -178,40 +208,41 @@ fn encode_reference<C: Reference>(point: &C) -> Vec<u8> {
     out
 }
 
-/// Every decoding entry point on the same input, checked against the reference.
+/// Every entry point of the bytes API on the same input, checked against the reference: the
+/// host's length checks, and on the GPU `msm_bytes`, `prepare_bytes` and `msm_prepared_bytes`.
 fn check_all<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
     prop_assert_eq!(point_bytes::<C>(), C::POINT_BYTES);
-    let expected = reference_decode::<C>(points, scalars);
-    let got = decode_inputs::<C>(points, scalars);
-    match (&got, &expected) {
-        (Ok((p, s)), Ok(())) => {
-            prop_assert_eq!(p, &le_words(points));
-            prop_assert_eq!(s, &le_words(scalars));
+    let expected = reference_msm::<C>(points, scalars);
+    let length_error = |e: &MsmError| matches!(e, MsmError::BadLength { .. } | MsmError::LengthMismatch { .. });
+    match check_lengths::<C>(points, scalars) {
+        Ok(n) => {
+            prop_assert_eq!(n, points.len() / C::POINT_BYTES);
+            prop_assert!(expected.as_ref().err().is_none_or(|e| !length_error(e)));
         }
-        _ => {
-            prop_assert_eq!(got.clone().err(), expected.clone().err());
-        }
+        Err(e) => prop_assert_eq!(Err(e), expected.clone()),
     }
-    prop_assert_eq!(DecodedInputs::decode(C::ID, points, scalars).err(), expected.err());
+    let Some(ctx) = shared_context() else { return Ok(()) };
+    let got = pollster::block_on(ctx.msm_bytes(C::ID, points, scalars));
+    prop_assert_eq!(&got, &expected);
 
     let points_expected = if !points.len().is_multiple_of(C::POINT_BYTES) {
         Err(MsmError::BadLength { what: "points", len: points.len(), element: C::POINT_BYTES })
     } else {
-        reference_points::<C>(points)
+        reference_points::<C>(points).map(drop)
     };
-    match decode_points::<C>(points) {
-        Ok(words) => {
+    match pollster::block_on(ctx.prepare_bytes(C::ID, points)) {
+        Ok(bases) => {
             prop_assert_eq!(points_expected, Ok(()));
-            prop_assert_eq!(words, le_words(points));
+            prop_assert_eq!(bases.len(), points.len() / C::POINT_BYTES);
+            let prepared = pollster::block_on(ctx.msm_prepared_bytes(&bases, scalars));
+            if scalars.len().is_multiple_of(32) {
+                prop_assert_eq!(prepared, expected);
+            } else {
+                let error = MsmError::BadLength { what: "scalars", len: scalars.len(), element: 32 };
+                prop_assert_eq!(prepared, Err(error));
+            }
         }
         Err(e) => prop_assert_eq!(Err(e), points_expected),
-    }
-    match decode_scalars(scalars) {
-        Ok(words) => {
-            prop_assert!(scalars.len().is_multiple_of(32));
-            prop_assert_eq!(words, le_words(scalars));
-        }
-        Err(e) => prop_assert_eq!(e, MsmError::BadLength { what: "scalars", len: scalars.len(), element: 32 }),
     }
     Ok(())
 }
@@ -327,20 +358,9 @@ fn any_point<C: Reference>() -> BoxedStrategy<Vec<u8>> {
     .boxed()
 }
 
-/// (a) Arbitrary bytes never panic and get Ok or the reference's named error.
+/// (a) Arbitrary bytes never panic and get a result or the reference's named error.
 fn arbitrary_bytes<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
-    check_all::<C>(points, scalars)?;
-    let got = decode_inputs::<C>(points, scalars);
-    let named = matches!(
-        got,
-        Ok(_)
-            | Err(MsmError::BadLength { .. })
-            | Err(MsmError::LengthMismatch { .. })
-            | Err(MsmError::CoordinateOutOfRange { .. })
-            | Err(MsmError::NotOnCurve { .. })
-    );
-    prop_assert!(named, "not a decoder error: {:?}", got);
-    Ok(())
+    check_all::<C>(points, scalars)
 }
 
 /// Mixed buffers: valid and bad points in any order, counts equal or off by one, optional
@@ -363,17 +383,13 @@ fn mixed<C: Reference>(
     check_all::<C>(&points, &scalars)
 }
 
-/// (b) A length that is not a multiple of the element size: exactly `BadLength`.
+/// (b) A length that is not a multiple of the element size: exactly `BadLength`, from the host.
 fn bad_length<C: Reference>(bad_points: &[u8], good_points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
     let points_error = MsmError::BadLength { what: "points", len: bad_points.len(), element: C::POINT_BYTES };
-    prop_assert_eq!(decode_points::<C>(bad_points).err(), Some(points_error.clone()));
-    prop_assert_eq!(decode_inputs::<C>(bad_points, scalars).err(), Some(points_error.clone()));
-    prop_assert_eq!(DecodedInputs::decode(C::ID, bad_points, scalars).err(), Some(points_error));
+    prop_assert_eq!(check_lengths::<C>(bad_points, scalars).err(), Some(points_error));
     if !scalars.len().is_multiple_of(SCALAR_BYTES) {
         let scalars_error = MsmError::BadLength { what: "scalars", len: scalars.len(), element: SCALAR_BYTES };
-        prop_assert_eq!(decode_scalars(scalars).err(), Some(scalars_error.clone()));
-        prop_assert_eq!(decode_inputs::<C>(good_points, scalars).err(), Some(scalars_error.clone()));
-        prop_assert_eq!(DecodedInputs::decode(C::ID, good_points, scalars).err(), Some(scalars_error));
+        prop_assert_eq!(check_lengths::<C>(good_points, scalars).err(), Some(scalars_error));
     }
     check_all::<C>(bad_points, scalars)?;
     check_all::<C>(good_points, scalars)
@@ -384,12 +400,12 @@ fn mismatch<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseE
     let (n, m) = (points.len() / C::POINT_BYTES, scalars.len() / SCALAR_BYTES);
     prop_assume!(n != m);
     let expected = Some(MsmError::LengthMismatch { points: n, scalars: m });
-    prop_assert_eq!(decode_inputs::<C>(points, scalars).err(), expected.clone());
-    prop_assert_eq!(DecodedInputs::decode(C::ID, points, scalars).err(), expected);
+    prop_assert_eq!(check_lengths::<C>(points, scalars).err(), expected);
     check_all::<C>(points, scalars)
 }
 
-/// (d), (e) Valid points, then a bad one at `prefix.len()`, then anything: that index's error.
+/// (d), (e) Valid points, then a bad one at `prefix.len()`, then anything: that index's error,
+/// from the GPU.
 fn first_bad_point<C: Reference>(
     prefix: &[u8],
     bad: &[u8],
@@ -399,11 +415,8 @@ fn first_bad_point<C: Reference>(
 ) -> Result<(), TestCaseError> {
     let points = [prefix, bad, &suffix.concat()].concat();
     let scalars = &scalar_bytes[..points.len() / C::POINT_BYTES * SCALAR_BYTES];
-    prop_assert_eq!(reference_decode::<C>(&points, scalars).err(), Some(expected.clone()), "generator");
-    prop_assert_eq!(decode_points::<C>(&points).err(), Some(expected.clone()));
-    prop_assert_eq!(decode_inputs::<C>(&points, scalars).err(), Some(expected.clone()));
-    prop_assert_eq!(DecodedInputs::decode(C::ID, &points, scalars).err(), Some(expected));
-    Ok(())
+    prop_assert_eq!(reference_msm::<C>(&points, scalars).err(), Some(expected), "generator");
+    check_all::<C>(&points, scalars)
 }
 
 fn off_curve_point<C: Reference>(
@@ -412,30 +425,24 @@ fn off_curve_point<C: Reference>(
     suffix: &[Vec<u8>],
     scalar_bytes: &[u8],
 ) -> Result<(), TestCaseError> {
-    // The crate asks arkworks (`is_on_curve`); the reference uses the equation: they agree.
+    // arkworks' `is_on_curve` and the reference's equation agree.
     prop_assert!(!C::arkworks_on_curve(x, y));
     let bad = [x.into_bigint().to_bytes_le(), y.into_bigint().to_bytes_le()].concat();
     let index = prefix.len() / C::POINT_BYTES;
     first_bad_point::<C>(prefix, &bad, suffix, scalar_bytes, MsmError::NotOnCurve { index })
 }
 
-/// (f) Valid points from arkworks and any scalars decode to their own words, and the crate
+/// (f) Valid points from arkworks and any scalars give the reference's sum, and the crate
 /// encodes arkworks' points as arkworks' canonical bytes.
 fn round_trip<C: Reference>(points: &[C], scalar_bytes: &[u8]) -> Result<(), TestCaseError> {
     let encoded: Vec<u8> = points.iter().flat_map(encode_reference::<C>).collect();
     let scalars = &scalar_bytes[..points.len() * SCALAR_BYTES];
-    let (point_words, scalar_words) =
-        decode_inputs::<C>(&encoded, scalars).map_err(|e| TestCaseError::fail(format!("valid input rejected: {e}")))?;
-    prop_assert_eq!(point_words, le_words(&encoded));
-    prop_assert_eq!(scalar_words, le_words(scalars));
-    prop_assert!(DecodedInputs::decode(C::ID, &encoded, scalars).is_ok());
+    prop_assert!(reference_msm::<C>(&encoded, scalars).is_ok(), "valid input");
     for (point, bytes) in points.iter().zip(encoded.chunks_exact(C::POINT_BYTES)) {
         let (x, y) = C::coords(point);
         prop_assert!(C::is_point(x, y), "the reference takes arkworks' point");
         prop_assert!(point.is_zero() || C::arkworks_on_curve(x, y));
         prop_assert_eq!(encode_point::<C>(&point.into_group()), bytes.to_vec());
-        let (x, y) = bytes.split_at(C::COORD_BYTES);
-        prop_assert_eq!(C::from_xy_bytes(x, y), Ok(*point));
     }
     check_all::<C>(&encoded, scalars)
 }
@@ -525,9 +532,7 @@ macro_rules! curve_properties {
                     if point.in_prime_order_subgroup() {
                         return Ok(());
                     }
-                    // The decoder checks the curve equation only, as `from_xy_bytes` documents.
-                    let encoded = encode_reference::<C>(&point);
-                    prop_assert!(decode_inputs::<C>(&encoded, &scalar).is_ok());
+                    // The GPU checks the curve equation only, as the bytes module documents.
                     round_trip::<C>(&[point], &scalar)?;
                 }
 

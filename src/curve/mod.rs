@@ -9,7 +9,7 @@ mod short_weierstrass;
 mod twisted_edwards;
 
 use ark_ec::{AffineRepr, CurveConfig};
-use ark_ff::{BigInteger, PrimeField};
+use ark_ff::{BigInteger, Fp, MontBackend, MontConfig, PrimeField};
 use num_bigint::BigUint;
 
 pub use registry::{CurveFn, CurveId};
@@ -45,6 +45,9 @@ pub struct CurveSpec {
     pub coord_words: usize,
     /// Bit length of the scalar field modulus (scalars are below it).
     pub scalar_bits: u32,
+    /// The scalar field modulus r (the GPU turns arkworks' Montgomery-form scalars into
+    /// integers with it).
+    pub scalar_modulus: BigUint,
     /// Curve equation and coefficients.
     pub model: CurveModel,
 }
@@ -71,13 +74,14 @@ impl CurveSpec {
     /// perform them (multiplications by the small constant 3b of BLS12-377 are additions).
     pub fn op_muls(&self) -> OpMuls {
         match self.model {
-            // RCB algorithms 8 and 7; conversion: x and y into Montgomery form.
+            // RCB algorithms 8 and 7; conversion: x and y into Montgomery form, then y² = x³ + b.
             // Batch-affine: 3 in affine_add (λ, λ², y) and 3 for Montgomery's trick (the running
             // product forward; backward, the inverse and its update), plus a share of an inversion.
-            CurveModel::ShortWeierstrassA0 { .. } => OpMuls { convert: 2, add_stored: 11, add: 12, affine_add: 6 },
-            // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion adds x·y·2d. No
-            // affine accumulation on this model.
-            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 4, add_stored: 7, add: 9, affine_add: 0 },
+            CurveModel::ShortWeierstrassA0 { .. } => OpMuls { convert: 5, add_stored: 11, add: 12, affine_add: 6 },
+            // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion: x and y into
+            // Montgomery form, the curve equation (4) and x·y·2d. No affine accumulation on
+            // this model.
+            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 8, add_stored: 7, add: 9, affine_add: 0 },
         }
     }
 
@@ -99,7 +103,7 @@ impl CurveSpec {
 /// Field multiplications per point operation (the cost model's unit costs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpMuls {
-    /// Converting one input point into its stored Montgomery form.
+    /// Checking one input point and converting it into its stored Montgomery form.
     pub convert: u64,
     /// Adding a stored input point to a bucket (mixed addition).
     pub add_stored: u64,
@@ -132,6 +136,16 @@ pub trait GpuCurve: AffineRepr + sealed::Sealed {
     #[doc(hidden)]
     fn push_words(&self, out: &mut Vec<u32>);
 
+    /// Copies arkworks' own Montgomery-form limbs of x then y into `out`
+    /// (`2 · coord_words · 4` bytes per point, the short Weierstrass identity as x = y = 0):
+    /// the Rust API's point upload, a copy with no arithmetic.
+    #[doc(hidden)]
+    fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>);
+
+    /// Copies arkworks' own Montgomery-form limbs of `scalars` into `out` (32 bytes each).
+    #[doc(hidden)]
+    fn write_montgomery_scalars(scalars: &[Self::ScalarField], out: wgpu::WriteOnly<'_, [u8]>);
+
     /// The group element of a GPU point given as canonical coordinates (projective X, Y, Z or
     /// extended X, Y, T, Z), or `None` if they do not satisfy the curve equation.
     #[doc(hidden)]
@@ -141,6 +155,50 @@ pub trait GpuCurve: AffineRepr + sealed::Sealed {
     /// encoding, where x = y = 0 is the short Weierstrass identity), checked to be on the curve.
     #[doc(hidden)]
     fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError>;
+}
+
+/// A prime-field element stored the way arkworks' Montgomery backend stores it: little-endian
+/// 64-bit limbs of `a·2^(64·N) mod p`. Uploading these limbs as they are is what keeps the
+/// Rust API's host work a copy; the GPU's first steps take them out of arkworks' form.
+pub trait MontgomeryLimbs {
+    /// The limbs, in memory order.
+    fn montgomery_limbs(&self) -> &[u64];
+}
+
+impl<T: MontConfig<N>, const N: usize> MontgomeryLimbs for Fp<MontBackend<T, N>, N> {
+    fn montgomery_limbs(&self) -> &[u64] {
+        &self.0 .0
+    }
+}
+
+// Limbs are uploaded as their bytes in memory, which are the shaders' little-endian u32 words
+// only on little-endian hosts (every target wgpu runs on).
+const _: () = assert!(cfg!(target_endian = "little"), "uploads assume a little-endian host");
+
+/// Copies the Montgomery limbs of each item's fields (`fields(item)`, every one
+/// `bytes_per_field` bytes; `None` writes zeros) into consecutive slots of `out`.
+pub(crate) fn write_limbs<T, F: MontgomeryLimbs, const K: usize>(
+    items: &[T],
+    bytes_per_field: usize,
+    mut out: wgpu::WriteOnly<'_, [u8]>,
+    fields: impl Fn(&T) -> Option<[&F; K]>,
+) {
+    for item in items {
+        match fields(item) {
+            Some(fields) => {
+                for field in fields {
+                    let (mut head, tail) = out.split_at(bytes_per_field);
+                    head.copy_from_slice(bytemuck::cast_slice(field.montgomery_limbs()));
+                    out = tail;
+                }
+            }
+            None => {
+                let (mut head, tail) = out.split_at(K * bytes_per_field);
+                head.fill(0);
+                out = tail;
+            }
+        }
+    }
 }
 
 /// Why bytes do not encode a curve point.
@@ -181,13 +239,6 @@ pub(crate) fn push_scalar_words<F: PrimeField>(value: &F, out: &mut Vec<u32>) {
     push_field_words(value, SCALAR_WORDS, out);
 }
 
-/// Upload words of `points` (`2·coord_words` per point).
-pub(crate) fn point_words<G: GpuCurve>(points: &[G]) -> Vec<u32> {
-    let mut words = Vec::with_capacity(points.len() * 2 * G::spec().coord_words);
-    points.iter().for_each(|p| p.push_words(&mut words));
-    words
-}
-
 /// Upload words of `scalars` (`SCALAR_WORDS` per scalar).
 pub(crate) fn scalar_words<F: PrimeField>(scalars: &[F]) -> Vec<u32> {
     let mut words = Vec::with_capacity(scalars.len() * SCALAR_WORDS);
@@ -210,18 +261,23 @@ pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
 
 /// The spec of registry entry `id`, whose arkworks configuration is `C` and equation `model()`,
 /// computed on first use (what every family's [`GpuCurve::spec`] returns).
-pub(crate) fn spec_of<C: CurveConfig<BaseField: PrimeField>>(
+pub(crate) fn spec_of<C: CurveConfig<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs>>(
     id: CurveId,
     model: impl FnOnce() -> CurveModel,
 ) -> &'static CurveSpec {
     id.spec_cell().get_or_init(|| {
         let modulus = BigUint::from_bytes_le(&C::BaseField::MODULUS.to_bytes_le());
+        let coord_words = (modulus.bits() as usize).div_ceil(32);
+        // Uploads copy arkworks' 64-bit limbs as they are: they must fill whole coordinates.
+        assert_eq!(2 * C::BaseField::MODULUS.as_ref().len(), coord_words, "{id}: base field limbs");
+        assert_eq!(2 * C::ScalarField::MODULUS.as_ref().len(), SCALAR_WORDS, "{id}: scalar field limbs");
         CurveSpec {
             name: id.name(),
-            coord_words: (modulus.bits() as usize).div_ceil(32),
+            coord_words,
             field: Montgomery::new(&modulus),
             wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
             scalar_bits: C::ScalarField::MODULUS_BIT_SIZE,
+            scalar_modulus: BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le()),
             model: model(),
         }
     })

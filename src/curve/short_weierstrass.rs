@@ -7,12 +7,14 @@ use ark_ec::AffineRepr;
 use ark_ff::{Field, PrimeField, Zero};
 use num_bigint::BigUint;
 
-use super::{biguint_of, field_of, push_field_words, spec_of, xy_from_le, CurveId, CurveModel, CurveSpec, GpuCurve};
-use super::{sealed::Sealed, PointError};
+use super::{biguint_of, field_of, push_field_words, spec_of, write_limbs, xy_from_le};
+use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError, SCALAR_WORDS};
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
-pub trait ShortWeierstrassA0: SWCurveConfig<BaseField: PrimeField> {
+pub trait ShortWeierstrassA0:
+    SWCurveConfig<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs>
+{
     /// The curve's registry entry.
     const ID: CurveId;
 }
@@ -49,6 +51,15 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
         let (x, y) = self.xy().unwrap_or_default();
         push_field_words(&x, words, out);
         push_field_words(&y, words, out);
+    }
+
+    fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>) {
+        let bytes = 4 * Self::spec().coord_words;
+        write_limbs(points, bytes, out, |p| (!p.is_zero()).then_some([&p.x, &p.y]));
+    }
+
+    fn write_montgomery_scalars(scalars: &[C::ScalarField], out: wgpu::WriteOnly<'_, [u8]>) {
+        write_limbs(scalars, 4 * SCALAR_WORDS, out, |s| Some([s]));
     }
 
     fn group_from_gpu(coords: &[BigUint]) -> Option<Projective<C>> {

@@ -6,12 +6,14 @@ use ark_ec::twisted_edwards::{Affine, Projective, TECurveConfig};
 use ark_ff::{Field, PrimeField, Zero};
 use num_bigint::BigUint;
 
-use super::{biguint_of, field_of, push_field_words, spec_of, xy_from_le, CurveId, CurveModel, CurveSpec, GpuCurve};
-use super::{sealed::Sealed, PointError};
+use super::{biguint_of, field_of, push_field_words, spec_of, write_limbs, xy_from_le};
+use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError, SCALAR_WORDS};
 
 /// The arkworks configuration of a twisted Edwards curve with a = −1 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
-pub trait TwistedEdwardsAMinus1: TECurveConfig<BaseField: PrimeField> {
+pub trait TwistedEdwardsAMinus1:
+    TECurveConfig<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs>
+{
     /// The curve's registry entry.
     const ID: CurveId;
 }
@@ -37,6 +39,15 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
         let words = Self::spec().coord_words;
         push_field_words(&self.x, words, out);
         push_field_words(&self.y, words, out);
+    }
+
+    fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>) {
+        let bytes = 4 * Self::spec().coord_words;
+        write_limbs(points, bytes, out, |p| Some([&p.x, &p.y]));
+    }
+
+    fn write_montgomery_scalars(scalars: &[C::ScalarField], out: wgpu::WriteOnly<'_, [u8]>) {
+        write_limbs(scalars, 4 * SCALAR_WORDS, out, |s| Some([s]));
     }
 
     fn group_from_gpu(coords: &[BigUint]) -> Option<Projective<C>> {

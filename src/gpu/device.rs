@@ -156,7 +156,6 @@ impl Gpu {
     }
 
     /// Copies `size` bytes of `source` (a COPY_SRC buffer) back to the host as `u32` words.
-    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) async fn read_words(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u32>, MsmError> {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),

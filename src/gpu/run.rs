@@ -3,7 +3,10 @@
 use crate::clock::now_seconds;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
+use crate::upload::{write_upload, Faults, Upload};
 use crate::MsmError;
+
+pub(crate) use crate::upload::FAULTS_BYTES;
 
 use super::device::Gpu;
 use super::pipelines::CurvePipelines;
@@ -29,6 +32,9 @@ pub(crate) fn dispatch_size(threads: u32) -> (u32, u32) {
 pub(crate) struct RunOutput {
     /// Packed words of the per-segment partial sums (`plan.total_segments()` points).
     pub partials: Vec<u32>,
+    /// The bad input points `convert_points` found (none for prepared bases, checked when they
+    /// were prepared). Check them before using `partials`.
+    pub faults: Faults,
     /// In profiling runs: how long each part took.
     pub timings: Option<Timings>,
 }
@@ -47,8 +53,14 @@ pub(crate) struct Timings {
 /// Where a run's points come from.
 #[derive(Clone, Copy)]
 pub(crate) enum PointSource<'a> {
-    /// Upload words (canonical affine coordinates), converted by `convert_points` in this run.
-    Upload(&'a [u32]),
+    /// Uploaded affine coordinates (of the form `plan.inputs` names), checked and converted by
+    /// `convert_points` in this run.
+    Upload {
+        /// The points' bytes.
+        points: &'a dyn Upload,
+        /// Index of the first of them in the caller's input (for the errors that name a point).
+        first: usize,
+    },
     /// Points already converted on the GPU (prepared bases).
     Prepared(&'a PreparedPass),
 }
@@ -61,6 +73,8 @@ pub(crate) struct PreparedPass {
     pub points: wgpu::Buffer,
     /// Identity flags, as `Buffer::Identity`.
     pub identity: wgpu::Buffer,
+    /// What `convert_points` found when the bases were prepared, as `Buffer::Faults`.
+    pub faults: wgpu::Buffer,
 }
 
 impl PreparedPass {
@@ -69,6 +83,7 @@ impl PreparedPass {
         match buffer {
             Buffer::Points => Some(&self.points),
             Buffer::Identity => Some(&self.identity),
+            Buffer::Faults => Some(&self.faults),
             _ => None,
         }
     }
@@ -84,27 +99,27 @@ pub(crate) async fn run_stages(
     workspace: &Workspace,
     plan: &Plan,
     source: PointSource<'_>,
-    raw_scalars: &[u32],
+    scalars: &dyn Upload,
     partials_bytes: u64,
     profile: bool,
 ) -> Result<RunOutput, MsmError> {
     let steps = match source {
-        PointSource::Upload(_) => workspace.run_steps(&gpu.device, pipelines, None),
+        PointSource::Upload { .. } => workspace.run_steps(&gpu.device, pipelines, None),
         // Creates bind groups, which can fail.
         PointSource::Prepared(pass) => gpu.capture(|| workspace.run_steps(&gpu.device, pipelines, Some(pass))).await?,
     };
     if !profile {
         let (staging, submission) = gpu
             .capture(|| {
-                let mut encoder = upload(gpu, workspace, plan, source, raw_scalars);
+                let mut encoder = upload(gpu, workspace, plan, source, scalars);
                 for (step, bind_group) in &steps {
                     encode_step(&mut encoder, pipelines, *step, plan, bind_group);
                 }
                 read_back_partials(gpu, encoder, workspace, partials_bytes)
             })
             .await?;
-        let partials = gpu.map_and_read(&staging, submission).await?;
-        return Ok(RunOutput { partials, timings: None });
+        let (partials, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
+        return Ok(RunOutput { partials, faults, timings: None });
     }
 
     let mut clock = now_seconds();
@@ -114,7 +129,7 @@ pub(crate) async fn run_stages(
         clock = now;
         seconds
     };
-    let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, raw_scalars)).await?;
+    let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, scalars)).await?;
     let submission = gpu.queue.submit([encoder.finish()]);
     gpu.finish(submission).await?;
     let upload_seconds = lap();
@@ -132,32 +147,41 @@ pub(crate) async fn run_stages(
     }
     let (staging, submission) =
         gpu.capture(|| read_back_partials(gpu, new_encoder(gpu), workspace, partials_bytes)).await?;
-    let partials = gpu.map_and_read(&staging, submission).await?;
+    let (partials, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
     let timings = Timings { upload: upload_seconds, steps: step_seconds, readback: lap() };
-    Ok(RunOutput { partials, timings: Some(timings) })
+    Ok(RunOutput { partials, faults, timings: Some(timings) })
 }
 
 fn new_encoder(gpu: &Gpu) -> wgpu::CommandEncoder {
     gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") })
 }
 
-/// Queues the uploads and returns an encoder that starts by clearing the bucket counts.
+/// The partial sums' words and the faults behind them (see [`read_back_partials`]).
+fn split_faults(mut words: Vec<u32>) -> (Vec<u32>, Faults) {
+    let faults = Faults::from_words(&words[words.len() - FAULTS_BYTES as usize / 4..]);
+    words.truncate(words.len() - FAULTS_BYTES as usize / 4);
+    (words, faults)
+}
+
+/// Queues the uploads (copies, see [`crate::upload`]) and returns an encoder that starts by
+/// clearing the bucket counts and the faults.
 fn upload(
     gpu: &Gpu,
     workspace: &Workspace,
     plan: &Plan,
     source: PointSource,
-    raw_scalars: &[u32],
+    scalars: &dyn Upload,
 ) -> wgpu::CommandEncoder {
     let queue = &gpu.queue;
     queue.write_buffer(workspace.buffer(Buffer::Plan), 0, bytemuck::bytes_of(plan));
-    if let PointSource::Upload(raw_points) = source {
-        queue.write_buffer(workspace.buffer(Buffer::RawPoints), 0, bytemuck::cast_slice(raw_points));
+    if let PointSource::Upload { points, .. } = source {
+        write_upload(queue, workspace.buffer(Buffer::RawPoints), points);
     }
-    queue.write_buffer(workspace.buffer(Buffer::RawScalars), 0, bytemuck::cast_slice(raw_scalars));
+    write_upload(queue, workspace.buffer(Buffer::RawScalars), scalars);
     let mut encoder = new_encoder(gpu);
     let counts_bytes = plan.total_buckets() as u64 * 4;
     encoder.clear_buffer(workspace.buffer(Buffer::BucketCounts), 0, Some(counts_bytes));
+    encoder.clear_buffer(workspace.buffer(Buffer::Faults), 0, None);
     encoder
 }
 
@@ -202,8 +226,8 @@ pub(crate) fn submit_pass(
     gpu.queue.submit([encoder.finish()]);
 }
 
-/// Copies the partial sums into a new mappable buffer and submits `encoder`; returns the buffer
-/// and the submission that fills it.
+/// Copies the partial sums, then the faults, into a new mappable buffer and submits `encoder`;
+/// returns the buffer and the submission that fills it.
 fn read_back_partials(
     gpu: &Gpu,
     mut encoder: wgpu::CommandEncoder,
@@ -212,11 +236,12 @@ fn read_back_partials(
 ) -> (wgpu::Buffer, wgpu::SubmissionIndex) {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("partials readback"),
-        size: bytes,
+        size: bytes + FAULTS_BYTES,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), 0, &staging, 0, bytes);
+    encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Faults), 0, &staging, bytes, FAULTS_BYTES);
     let submission = gpu.queue.submit([encoder.finish()]);
     (staging, submission)
 }

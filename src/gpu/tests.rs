@@ -14,6 +14,7 @@ use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
 use crate::plan::Plan;
 use crate::step::Buffer;
+use crate::upload::{Points, Scalars};
 use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 
@@ -189,9 +190,9 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let plan = match window_bits {
         Some(c) => Plan::with_window(n as u32, spec.scalar_bits, c),
         None => Plan::choose(n as u32, spec.scalar_bits),
-    };
-    let mut raw_points = Vec::new();
-    points.iter().for_each(|p| p.push_words(&mut raw_points));
+    }
+    .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY);
+    // The upload is arkworks' own limbs; the CPU models start from canonical scalar words.
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
 
@@ -202,11 +203,12 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
         &runner,
         &mut lease,
         &plan,
-        PointSource::Upload(&raw_points),
-        &raw_scalars,
+        PointSource::Upload { points: &Points::Arkworks(&points), first: 0 },
+        &Scalars::<G>::Arkworks(&scalars),
         false,
     ))
     .expect("GPU run");
+    output.faults.check(0).expect("valid points");
     let partials = points_from_gpu::<G>(&output.partials, ctx.mul_form()).expect("GPU points are on the curve");
     let workspace = lease.workspace().expect("workspace");
     let read = |b: Buffer, words: usize| {
@@ -214,7 +216,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     };
     let (k, buckets) = (plan.num_windows as usize, plan.total_buckets() as usize);
 
-    // Stage 1: digits and counts.
+    // Stage 1: scalars out of arkworks' form (in place), digits and counts.
+    assert!(read(Buffer::RawScalars, n * 8) == raw_scalars, "stage 1 scalars differ from arkworks' integers");
     let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
     let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
     assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");

@@ -5,11 +5,11 @@ use crate::plan::Plan;
 use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
-use super::run::PreparedPass;
+use super::run::{PreparedPass, FAULTS_BYTES};
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BufferSizes([u64; 13]);
+pub(crate) struct BufferSizes([u64; 14]);
 
 impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels`.
@@ -34,6 +34,7 @@ impl BufferSizes {
                 Accumulation::BatchAffine => plan.total_chunks() as u64 * (3 * field + 16),
                 Accumulation::Projective => 0,
             },
+            Buffer::Faults => FAULTS_BYTES,
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes(sizes.map(|s| s.max(16)))

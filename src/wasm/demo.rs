@@ -8,9 +8,9 @@ use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::js_error;
-use crate::bytes::{decode_inputs, encode_point, point_bytes, SCALAR_BYTES};
+use crate::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
 use crate::curve::registry::with_curve;
-use crate::curve::{CurveId, GpuCurve};
+use crate::curve::{CurveId, GpuCurve, PointError};
 use crate::MsmError;
 
 fn random_inputs_on<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
@@ -36,17 +36,26 @@ pub fn random_inputs(
 }
 
 fn arkworks_msm_on<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-    decode_inputs::<G>(points, scalars)?;
+    check_lengths::<G>(points, scalars)?;
     let size = point_bytes::<G>();
+    // The same checks as the GPU's, on the host: arkworks needs its own points anyway.
     let points: Vec<G> = points
         .chunks_exact(size)
-        .map(|c| G::from_xy_bytes(&c[..size / 2], &c[size / 2..]).expect("validated above"))
-        .collect();
+        .enumerate()
+        .map(|(index, c)| G::from_xy_bytes(&c[..size / 2], &c[size / 2..]).map_err(|e| point_error(e, index)))
+        .collect::<Result<_, _>>()?;
     // Integers below 2^256 act on prime-order points through their residue mod r.
     let scalars: Vec<G::ScalarField> =
         scalars.chunks_exact(SCALAR_BYTES).map(G::ScalarField::from_le_bytes_mod_order).collect();
-    let result = G::Group::msm(&points, &scalars).expect("decode_inputs checked the counts");
+    let result = G::Group::msm(&points, &scalars).expect("check_lengths checked the counts");
     Ok(encode_point::<G>(&result))
+}
+
+fn point_error(error: PointError, index: usize) -> MsmError {
+    match error {
+        PointError::CoordinateOutOfRange => MsmError::CoordinateOutOfRange { index },
+        PointError::NotOnCurve => MsmError::NotOnCurve { index },
+    }
 }
 
 /// The same MSM with arkworks on the CPU (WASM), as the reference for prime-order points.

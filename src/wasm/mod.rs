@@ -29,7 +29,7 @@ use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::bytes::{DecodedInputs, PreparedBytes};
+use crate::bytes::{check_lengths_of, PreparedBytes};
 use crate::curve::CurveId;
 use crate::MsmError;
 
@@ -179,12 +179,7 @@ impl JsPreparedBases {
 }
 
 async fn run_msm(ctx: &crate::MsmContext, curve: &str, points: &[u8], scalars: &[u8]) -> Result<JsValue, JsValue> {
-    let inputs = DecodedInputs::decode(curve.parse().map_err(js_error)?, points, scalars).map_err(js_error)?;
-    run_decoded(ctx, &inputs).await
-}
-
-async fn run_decoded(ctx: &crate::MsmContext, inputs: &DecodedInputs) -> Result<JsValue, JsValue> {
-    let result = ctx.msm_decoded(inputs).await.map_err(js_error)?;
+    let result = ctx.msm_bytes(curve.parse().map_err(js_error)?, points, scalars).await.map_err(js_error)?;
     Ok(Uint8Array::from(result.as_slice()).into())
 }
 
@@ -196,10 +191,11 @@ pub fn msm(
     scalars: Vec<u8>,
 ) -> Promise {
     future_to_promise(async move {
-        // Check the input (once) before touching WebGPU, so bad input is reported as such everywhere.
-        let inputs = DecodedInputs::decode(curve.parse().map_err(js_error)?, &points, &scalars).map_err(js_error)?;
+        // The curve name and the buffers' lengths are checked before touching WebGPU, so they
+        // are reported as such everywhere; points are checked by the GPU.
+        check_lengths_of(curve.parse().map_err(js_error)?, &points, &scalars).map_err(js_error)?;
         browser_adapter_info().await.map_err(js_error)?;
         let ctx = crate::context::default_context().await.map_err(js_error)?;
-        run_decoded(&ctx, &inputs).await
+        run_msm(&ctx, &curve, &points, &scalars).await
     })
 }

@@ -121,6 +121,12 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     out += &field_const("FIELD_ZERO", "0", &BigUint::default(), f);
     out += &field_const("FIELD_ONE", "1 in Montgomery form: R mod p", &f.r_mod_p, f);
     out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, f);
+    // arkworks keeps a·R_ark with R_ark = 2^(32·coord_words); one field_mul by R²/R_ark turns
+    // that into a·R (R_ark = R for 32-bit limbs, so the product is then the input itself).
+    let r_ark = BigUint::from(1u32) << (32 * spec.coord_words);
+    let ark_to_mont = (&f.r2_mod_p * r_ark.modinv(&f.modulus).expect("p is odd")) % &f.modulus;
+    out +=
+        &field_const("ARK_TO_MONT", "R²/R_ark mod p: field_mul by it turns arkworks' form into ours", &ark_to_mont, f);
     out += &curve_constants(spec, f);
     if let MulForm::Wide { rounds } = form {
         out += &field_wide::arithmetic(spec, f, rounds);
@@ -138,7 +144,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
             out += &gen(spec);
         }
     }
-    out += &words_tests(spec);
+    out += &words_below_p(spec);
     out += &field_eq(n);
     out += &super::inversion::inversion_constants(f);
     out
@@ -150,7 +156,8 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery) -> String {
     match &spec.model {
         CurveModel::ShortWeierstrassA0 { b } => {
             let b3 = (b * 3u32) % &f.modulus;
-            let mut out = field_const("B3", "3·b, Montgomery form", &mont(&b3), f);
+            let mut out = field_const("B", "b, Montgomery form", &mont(b), f);
+            out += &field_const("B3", "3·b, Montgomery form", &mont(&b3), f);
             out += &mul_by_small_const("mul_by_b3", &b3);
             out
         }
@@ -439,12 +446,18 @@ fn field_eq(n: usize) -> String {
     format!("fn field_eq(a: Field, b: Field) -> bool {{\n    return ({}) == 0u;\n}}\n", diffs.join(" | "))
 }
 
-/// `words_is_zero(w)` and `words_is_one(w)`: identity tests on uploaded coordinates.
-fn words_tests(spec: &CurveSpec) -> String {
-    let high: Vec<String> = (1..spec.coord_words).map(|k| format!("w.w[{k}]")).collect();
-    let high = high.join(" | ");
-    format!(
-        "fn words_is_zero(w: Words) -> bool {{\n    return (w.w[0] | {high}) == 0u;\n}}\n\
-         fn words_is_one(w: Words) -> bool {{\n    return w.w[0] == 1u && ({high}) == 0u;\n}}\n"
-    )
+/// `words_below_p(w)`: whether an uploaded coordinate (little-endian u32 words) is below p, by
+/// a straight-line borrow chain over its words from the lowest: `b{k}` is 1 when words 0..=k
+/// of w are below those of p.
+fn words_below_p(spec: &CurveSpec) -> String {
+    let p = crate::limbs::to_words(&spec.field.modulus, spec.coord_words);
+    let mut c = Code::default();
+    c.line(0, "fn words_below_p(w: Words) -> bool {");
+    c.line(1, format!("let b0 = w.w[0] < {}u;", p[0]));
+    for (k, p_k) in p.iter().enumerate().skip(1) {
+        c.line(1, format!("let b{k} = w.w[{k}] < {p_k}u || (w.w[{k}] == {p_k}u && b{});", k - 1));
+    }
+    c.line(1, format!("return b{};", p.len() - 1));
+    c.line(0, "}");
+    c.0
 }

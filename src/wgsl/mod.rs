@@ -5,6 +5,7 @@ pub mod compose;
 pub mod field_gen;
 pub mod field_wide;
 pub mod inversion;
+pub mod scalar_gen;
 
 pub use compose::{compose, Stage};
 pub use field_gen::MulForm;

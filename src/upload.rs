@@ -1,0 +1,190 @@
+//! What the host uploads, and what the GPU's input checks report back.
+//!
+//! An upload is a copy of the caller's memory into wgpu's staging buffer, with no per-element
+//! arithmetic: the bytes API's buffers as they are (canonical integers), the Rust API's points
+//! and scalars as arkworks' own Montgomery-form limbs. Range checks, the curve equation and every
+//! conversion run in the GPU's first steps (`convert_points`, `convert_scalars`), which record the
+//! lowest bad point of each kind in [`Faults`]; the host reads them before it uses any result.
+
+use std::num::NonZeroU64;
+use std::ops::Range;
+
+use crate::curve::{GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::plan::Plan;
+use crate::MsmError;
+
+/// Input bytes that copy themselves into a GPU buffer (Sync so calls stay Send).
+pub(crate) trait Upload: Sync {
+    /// Bytes written.
+    fn byte_len(&self) -> usize;
+    /// Writes exactly [`Upload::byte_len`] bytes into `out`.
+    fn write(&self, out: wgpu::WriteOnly<'_, [u8]>);
+}
+
+impl Upload for [u8] {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+
+    fn write(&self, mut out: wgpu::WriteOnly<'_, [u8]>) {
+        out.copy_from_slice(self);
+    }
+}
+
+/// Input points in the form their API received them.
+pub(crate) enum Points<'a, G> {
+    /// The Rust API's points, uploaded as arkworks' Montgomery-form limbs.
+    Arkworks(&'a [G]),
+    /// The bytes API's x‖y per point, canonical little-endian integers (see [`crate::bytes`]),
+    /// uploaded as they are; a whole number of points.
+    Bytes(&'a [u8]),
+}
+
+impl<'a, G: GpuCurve> Points<'a, G> {
+    /// Bytes of one uploaded point.
+    fn point_bytes() -> usize {
+        2 * 4 * G::spec().coord_words
+    }
+
+    /// Number of points.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Points::Arkworks(points) => points.len(),
+            Points::Bytes(bytes) => bytes.len() / Self::point_bytes(),
+        }
+    }
+
+    /// Points `range`.
+    pub(crate) fn pass(&self, range: Range<usize>) -> Self {
+        match *self {
+            Points::Arkworks(points) => Points::Arkworks(&points[range]),
+            Points::Bytes(bytes) => {
+                Points::Bytes(&bytes[range.start * Self::point_bytes()..range.end * Self::point_bytes()])
+            }
+        }
+    }
+
+    /// Their [`Plan::inputs`] bit.
+    pub(crate) fn plan_inputs(&self) -> u32 {
+        match self {
+            Points::Arkworks(_) => Plan::POINTS_MONTGOMERY,
+            Points::Bytes(_) => 0,
+        }
+    }
+}
+
+impl<G: GpuCurve> Upload for Points<'_, G> {
+    fn byte_len(&self) -> usize {
+        self.len() * Self::point_bytes()
+    }
+
+    fn write(&self, out: wgpu::WriteOnly<'_, [u8]>) {
+        match self {
+            Points::Arkworks(points) => G::write_montgomery(points, out),
+            Points::Bytes(bytes) => bytes.write(out),
+        }
+    }
+}
+
+/// Input scalars in the form their API received them.
+pub(crate) enum Scalars<'a, G: GpuCurve> {
+    /// The Rust API's scalars, uploaded as arkworks' Montgomery-form limbs.
+    Arkworks(&'a [G::ScalarField]),
+    /// The bytes API's 32 bytes per scalar, little-endian integers below 2^256, uploaded as they
+    /// are; a whole number of scalars.
+    Bytes(&'a [u8]),
+}
+
+impl<'a, G: GpuCurve> Scalars<'a, G> {
+    const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
+
+    /// Number of scalars.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Scalars::Arkworks(scalars) => scalars.len(),
+            Scalars::Bytes(bytes) => bytes.len() / Self::SCALAR_BYTES,
+        }
+    }
+
+    /// Scalars `range`.
+    pub(crate) fn pass(&self, range: Range<usize>) -> Self {
+        match *self {
+            Scalars::Arkworks(scalars) => Scalars::Arkworks(&scalars[range]),
+            Scalars::Bytes(bytes) => {
+                Scalars::Bytes(&bytes[range.start * Self::SCALAR_BYTES..range.end * Self::SCALAR_BYTES])
+            }
+        }
+    }
+
+    /// Their [`Plan::inputs`] bit.
+    pub(crate) fn plan_inputs(&self) -> u32 {
+        match self {
+            Scalars::Arkworks(_) => Plan::SCALARS_MONTGOMERY,
+            Scalars::Bytes(_) => 0,
+        }
+    }
+
+    /// Widest scalar: the scalar field's for arkworks scalars, any 256-bit integer for bytes.
+    pub(crate) fn bits(&self) -> u32 {
+        match self {
+            Scalars::Arkworks(_) => G::spec().scalar_bits,
+            Scalars::Bytes(_) => MAX_SCALAR_BITS,
+        }
+    }
+}
+
+impl<G: GpuCurve> Upload for Scalars<'_, G> {
+    fn byte_len(&self) -> usize {
+        self.len() * Self::SCALAR_BYTES
+    }
+
+    fn write(&self, out: wgpu::WriteOnly<'_, [u8]>) {
+        match self {
+            Scalars::Arkworks(scalars) => G::write_montgomery_scalars(scalars, out),
+            Scalars::Bytes(bytes) => bytes.write(out),
+        }
+    }
+}
+
+/// Copies `data` to the start of `buffer` through wgpu's staging memory (one copy).
+pub(crate) fn write_upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, data: &dyn Upload) {
+    let Some(size) = NonZeroU64::new(data.byte_len() as u64) else {
+        return;
+    };
+    // None only after a validation error, which the caller's error scope reports.
+    if let Some(mut view) = queue.write_buffer_with(buffer, 0, size) {
+        data.write(view.slice(..));
+    }
+}
+
+/// Bytes of the faults buffer the host reads: one word per kind of bad point.
+pub(crate) const FAULTS_BYTES: u64 = 8;
+
+/// The lowest bad point of each kind that one `convert_points` dispatch found (`FAULT_*` in
+/// `shaders/common.wgsl`; the GPU keeps `!index`, so 0 means none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Faults {
+    out_of_range: Option<usize>,
+    not_on_curve: Option<usize>,
+}
+
+impl Faults {
+    /// Decodes the faults buffer's words.
+    pub(crate) fn from_words(words: &[u32]) -> Self {
+        let index = |w: u32| (w != 0).then_some(!w as usize);
+        Faults { out_of_range: index(words[0]), not_on_curve: index(words[1]) }
+    }
+
+    /// The error of the first bad point (a point has at most one kind: its curve equation is
+    /// only checked when both coordinates are in range), its index counted from `first`, the
+    /// index of the dispatch's first point in the caller's input.
+    pub(crate) fn check(self, first: usize) -> Result<(), MsmError> {
+        // (index, kind): at one index the range error (kind 0) sorts first.
+        let first_bad = self.out_of_range.map(|i| (i, 0)).into_iter().chain(self.not_on_curve.map(|i| (i, 1))).min();
+        match first_bad {
+            None => Ok(()),
+            Some((i, 0)) => Err(MsmError::CoordinateOutOfRange { index: first + i }),
+            Some((i, _)) => Err(MsmError::NotOnCurve { index: first + i }),
+        }
+    }
+}
