@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the bytes decoder (fuzz/fuzz_targets/decode_inputs.rs) for a bounded time.
+# Fuzzes the bytes API (fuzz/fuzz_targets/decode_inputs.rs: msm_bytes on the default adapter) for a
+# bounded time.
 #
 #   bash scripts/fuzz.sh                  # 60 s
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh # longer; extra arguments go to libFuzzer

@@ -126,9 +126,10 @@ fn order_two_points_never_give_a_wrong_sum() {
     let two_torsion = G1Affine::new_unchecked(-Fq::one(), Fq::zero());
     assert!(two_torsion.is_on_curve());
     let g = G1Affine::generator();
-    for (points, scalars) in [(vec![two_torsion], vec![Fr::from(3u64)]), (vec![g, two_torsion], vec![Fr::from(5u64); 2])] {
-        let expected: ark_bls12_377::G1Projective =
-            points.iter().zip(&scalars).map(|(p, k)| *p * k).sum();
+    for (points, scalars) in
+        [(vec![two_torsion], vec![Fr::from(3u64)]), (vec![g, two_torsion], vec![Fr::from(5u64); 2])]
+    {
+        let expected: ark_bls12_377::G1Projective = points.iter().zip(&scalars).map(|(p, k)| *p * k).sum();
         match pollster::block_on(ctx.msm(&points, &scalars)) {
             Ok(got) => assert_eq!(got, expected),
             Err(e) => assert!(matches!(e, MsmError::InvalidGpuResult(_)), "{e}"),

@@ -1,0 +1,118 @@
+//! The host's share of one warm MSM call: CPU time of the calling thread per call, against a
+//! plain memcpy of the same number of input bytes in the same run (BENCHMARKS.md, "Host share").
+//!
+//! `cargo run --release --example host_share -- --curve bls12-377 --log-size 20`
+//!
+//! On a real GPU a 2^20 MSM takes 5–25 ms, so whatever the calling thread does per element
+//! before the GPU starts (and after it ends) adds directly to every call. The GPU's own work
+//! runs on other threads (lavapipe's) or on the device, and a thread blocked waiting for it uses
+//! no CPU time, so this measures the host's work, whatever the device. Both APIs are measured:
+//! the Rust API (arkworks points and scalars) and the bytes API (the JS API's path). Each figure
+//! is the median of 5 warm calls.
+
+use std::time::Instant;
+
+use ark_ec::AffineRepr;
+use ark_ff::UniformRand;
+use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
+use webgpu_msm::bytes::encode_point;
+use webgpu_msm::inputs::random_points;
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
+
+const CALLS: usize = 5;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let curve: CurveId = value("--curve").unwrap_or_else(|| "bls12-377".into()).parse().unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    });
+    let log_size: u32 = value("--log-size").map_or(20, |v| v.parse().expect("--log-size takes an integer"));
+    curve.call(HostShare { log_size });
+}
+
+struct HostShare {
+    log_size: u32,
+}
+
+/// CPU time the calling thread has used, in seconds.
+fn thread_cpu_seconds() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Median over `CALLS` runs of `work`'s (thread CPU seconds, wall seconds).
+fn measure(mut work: impl FnMut()) -> (f64, f64) {
+    let mut cpu = Vec::new();
+    let mut wall = Vec::new();
+    for _ in 0..CALLS {
+        let (c, w) = (thread_cpu_seconds(), Instant::now());
+        work();
+        cpu.push(thread_cpu_seconds() - c);
+        wall.push(w.elapsed().as_secs_f64());
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(cpu), median(wall))
+}
+
+impl CurveFn for HostShare {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        let n = 1usize << self.log_size;
+        let mut rng = StdRng::seed_from_u64(1);
+        let points: Vec<G> = random_points::<G, _>(n, &mut rng);
+        let scalars: Vec<G::ScalarField> = (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect();
+        let point_bytes: Vec<u8> = points.iter().flat_map(|p| encode_point::<G>(&p.into_group())).collect();
+        let scalar_bytes: Vec<u8> = (0..32 * n).map(|_| rng.gen()).collect();
+        let ctx = pollster::block_on(MsmContext::new()).expect("a WebGPU adapter");
+        let info = ctx.adapter_info();
+        println!("{} 2^{} on {} ({:?}), {:?}", G::ID, self.log_size, info.name, info.backend, ctx.mul_form());
+
+        // A plain copy of as many bytes as each API's inputs occupy.
+        let memcpy = |bytes: usize| {
+            let source = vec![1u8; bytes];
+            let mut target = vec![0u8; bytes];
+            target.copy_from_slice(&source); // touch the pages once
+            measure(|| {
+                target.copy_from_slice(std::hint::black_box(&source));
+                std::hint::black_box(&mut target);
+            })
+            .0
+        };
+        let rust_bytes = std::mem::size_of_val(points.as_slice()) + std::mem::size_of_val(scalars.as_slice());
+        let api_bytes = point_bytes.len() + scalar_bytes.len();
+
+        pollster::block_on(ctx.msm(&points, &scalars)).expect("warm-up");
+        pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("warm-up");
+        let (rust_cpu, rust_wall) = measure(|| {
+            pollster::block_on(ctx.msm(&points, &scalars)).expect("msm");
+        });
+        let (bytes_cpu, bytes_wall) = measure(|| {
+            pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("msm_bytes");
+        });
+        let (rust_copy, bytes_copy) = (memcpy(rust_bytes), memcpy(api_bytes));
+        let ms = |s: f64| s * 1e3;
+        println!("| API | input MB | memcpy ms | call thread CPU ms | ÷ memcpy | call wall ms |");
+        println!("|---|---|---|---|---|---|");
+        for (api, bytes, copy, cpu, wall) in [
+            ("Rust", rust_bytes, rust_copy, rust_cpu, rust_wall),
+            ("bytes", api_bytes, bytes_copy, bytes_cpu, bytes_wall),
+        ] {
+            println!(
+                "| {api} | {:.1} | {:.2} | {:.2} | {:.2} | {:.0} |",
+                bytes as f64 / 1e6,
+                ms(copy),
+                ms(cpu),
+                cpu / copy,
+                ms(wall)
+            );
+        }
+    }
+}
