@@ -8,7 +8,7 @@
 //! runs on other threads (lavapipe's) or on the device, and a thread blocked waiting for it uses
 //! no CPU time, so this measures the host's work, whatever the device. Both APIs are measured:
 //! the Rust API (arkworks points and scalars) and the bytes API (the JS API's path). Each figure
-//! is the median of 5 warm calls.
+//! is the median of 3 warm calls.
 
 use std::time::Instant;
 
@@ -19,7 +19,7 @@ use webgpu_msm::bytes::encode_point;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
 
-const CALLS: usize = 5;
+const CALLS: usize = 3;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
