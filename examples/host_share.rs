@@ -12,7 +12,6 @@
 
 use std::time::Instant;
 
-use ark_ec::AffineRepr;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use webgpu_msm::bytes::encode_point;

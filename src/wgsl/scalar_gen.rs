@@ -40,16 +40,16 @@ pub fn scalar_module(spec: &CurveSpec) -> String {
     for _ in 0..HALVES {
         c.line(1, format!("m = (t0 * {mu}u) & 0xffffu;"));
         c.line(1, format!("v = t0 + m * {}u;", r_half[0]));
-        for j in 1..HALVES {
-            c.line(1, format!("v = t{j} + m * {}u + (v >> 16u);", r_half[j]));
+        for (j, r_j) in r_half.iter().enumerate().skip(1) {
+            c.line(1, format!("v = t{j} + m * {r_j}u + (v >> 16u);"));
             c.line(1, format!("t{} = v & 0xffffu;", j - 1));
         }
         c.line(1, format!("t{} = v >> 16u;", HALVES - 1));
     }
     c.line(1, "// t − r, borrowing from the lowest half-word; keep t when it borrowed (t < r).");
-    for j in 0..HALVES {
+    for (j, r_j) in r_half.iter().enumerate() {
         let borrow = if j == 0 { String::new() } else { format!(" - (d{} >> 31u)", j - 1) };
-        c.line(1, format!("let d{j} = t{j} - {}u{borrow};", r_half[j]));
+        c.line(1, format!("let d{j} = t{j} - {r_j}u{borrow};"));
     }
     c.line(1, format!("let below_r = (d{} >> 31u) == 1u;", HALVES - 1));
     let words: Vec<String> = (0..SCALAR_WORDS)
