@@ -44,21 +44,30 @@ fn thread_cpu_seconds() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
-/// Median over `CALLS` runs of `work`'s (thread CPU seconds, wall seconds).
-fn measure(mut work: impl FnMut()) -> (f64, f64) {
-    let mut cpu = Vec::new();
-    let mut wall = Vec::new();
+/// Minor page faults of the calling thread so far (first touches of fresh memory).
+fn thread_page_faults() -> f64 {
+    // SAFETY: getrusage writes the rusage it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    assert_eq!(rc, 0, "getrusage(RUSAGE_THREAD)");
+    usage.ru_minflt as f64
+}
+
+/// Medians over `CALLS` runs of `work`: thread CPU seconds, wall seconds, page faults.
+fn measure(mut work: impl FnMut()) -> (f64, f64, f64) {
+    let (mut cpu, mut wall, mut faults) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..CALLS {
-        let (c, w) = (thread_cpu_seconds(), Instant::now());
+        let (c, w, f) = (thread_cpu_seconds(), Instant::now(), thread_page_faults());
         work();
         cpu.push(thread_cpu_seconds() - c);
         wall.push(w.elapsed().as_secs_f64());
+        faults.push(thread_page_faults() - f);
     }
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    (median(cpu), median(wall))
+    (median(cpu), median(wall), median(faults))
 }
 
 impl CurveFn for HostShare {
@@ -90,28 +99,22 @@ impl CurveFn for HostShare {
 
         pollster::block_on(ctx.msm(&points, &scalars)).expect("warm-up");
         pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("warm-up");
-        let (rust_cpu, rust_wall) = measure(|| {
+        let (rust_cpu, rust_wall, rust_faults) = measure(|| {
             pollster::block_on(ctx.msm(&points, &scalars)).expect("msm");
         });
-        let (bytes_cpu, bytes_wall) = measure(|| {
+        let (bytes_cpu, bytes_wall, bytes_faults) = measure(|| {
             pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("msm_bytes");
         });
         let (rust_copy, bytes_copy) = (memcpy(rust_bytes), memcpy(api_bytes));
         let ms = |s: f64| s * 1e3;
-        println!("| API | input MB | memcpy ms | call thread CPU ms | ÷ memcpy | call wall ms |");
-        println!("|---|---|---|---|---|---|");
-        for (api, bytes, copy, cpu, wall) in [
-            ("Rust", rust_bytes, rust_copy, rust_cpu, rust_wall),
-            ("bytes", api_bytes, bytes_copy, bytes_cpu, bytes_wall),
+        println!("| API | input MB | memcpy ms | call thread CPU ms | ÷ memcpy | page faults | call wall ms |");
+        println!("|---|---|---|---|---|---|---|");
+        for (api, bytes, copy, (cpu, wall, faults)) in [
+            ("Rust", rust_bytes, rust_copy, (rust_cpu, rust_wall, rust_faults)),
+            ("bytes", api_bytes, bytes_copy, (bytes_cpu, bytes_wall, bytes_faults)),
         ] {
-            println!(
-                "| {api} | {:.1} | {:.2} | {:.2} | {:.2} | {:.0} |",
-                bytes as f64 / 1e6,
-                ms(copy),
-                ms(cpu),
-                cpu / copy,
-                ms(wall)
-            );
+            let (mb, copy_ms, cpu_ms, wall_ms) = (bytes as f64 / 1e6, ms(copy), ms(cpu), ms(wall));
+            println!("| {api} | {mb:.1} | {copy_ms:.2} | {cpu_ms:.2} | {:.2} | {faults} | {wall_ms:.0} |", cpu / copy);
         }
     }
 }

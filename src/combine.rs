@@ -4,25 +4,73 @@
 use ark_ec::CurveGroup;
 use num_bigint::BigUint;
 
-use crate::curve::GpuCurve;
+use ark_ff::PrimeField;
+
+use crate::curve::{GpuCurve, MontgomeryLimbs};
+use crate::limbs::{unpack_limbs, Montgomery, LIMB_BITS};
 use crate::plan::Plan;
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
 /// Decodes Montgomery-form GPU points (`point_coords` fields each, stored in the limbs of
-/// `form`) into group elements.
+/// `form`) into group elements, checking each is on the curve.
 pub(crate) fn points_from_gpu<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
     let spec = G::spec();
-    let field = spec.field_for(form);
-    let field_words = field.storage_words();
+    let decoder = FieldDecoder::<G::BaseField>::new(spec.field_for(form));
+    let field_words = spec.field_for(form).storage_words();
+    let invalid = || MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name));
+    let mut coords = Vec::with_capacity(spec.point_coords());
     words
         .chunks_exact(spec.point_coords() * field_words)
         .map(|point| {
-            let coords: Vec<BigUint> = point.chunks_exact(field_words).map(|f| field.from_storage(f)).collect();
-            G::group_from_gpu(&coords)
-                .ok_or_else(|| MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name)))
+            coords.clear();
+            for field in point.chunks_exact(field_words) {
+                coords.push(decoder.decode(field).ok_or_else(invalid)?);
+            }
+            G::group_from_gpu(&coords).ok_or_else(invalid)
         })
         .collect()
+}
+
+/// Turns GPU storage words of base-field elements into arkworks elements with no big-integer
+/// arithmetic: the limbs are regrouped into 64-bit words, read as arkworks' Montgomery form,
+/// and, where the GPU's R differs from arkworks' (13-bit limbs), multiplied once by R_ark/R.
+struct FieldDecoder<'a, F> {
+    field: &'a Montgomery,
+    /// R_ark/R mod p, or `None` where they are equal (32-bit limbs).
+    to_arkworks: Option<F>,
+}
+
+/// Most 64-bit words of a stored element (30 13-bit limbs: 390 bits).
+const MAX_STORED_WORDS: usize = 8;
+
+impl<'a, F: PrimeField + MontgomeryLimbs> FieldDecoder<'a, F> {
+    fn new(field: &'a Montgomery) -> Self {
+        let r_ark = BigUint::from(1u32) << (64 * F::MODULUS.as_ref().len());
+        let factor = (r_ark % &field.modulus * &field.r_inv) % &field.modulus;
+        let to_arkworks = (factor != BigUint::from(1u32)).then(|| F::from_le_bytes_mod_order(&factor.to_bytes_le()));
+        FieldDecoder { field, to_arkworks }
+    }
+
+    /// The element stored in `words`, or `None` if it is not below p.
+    fn decode(&self, words: &[u32]) -> Option<F> {
+        let mut value = [0u64; MAX_STORED_WORDS];
+        if self.field.limb_bits == LIMB_BITS {
+            for (i, limb) in unpack_limbs(words).into_iter().enumerate() {
+                let (word, shift) = (i * LIMB_BITS as usize / 64, i * LIMB_BITS as usize % 64);
+                value[word] |= u64::from(limb) << shift;
+                if shift + LIMB_BITS as usize > 64 {
+                    value[word + 1] |= u64::from(limb) >> (64 - shift);
+                }
+            }
+        } else {
+            for (i, pair) in words.chunks(2).enumerate() {
+                value[i] = u64::from(pair[0]) | u64::from(pair.get(1).copied().unwrap_or(0)) << 32;
+            }
+        }
+        let element = F::from_montgomery_limbs(&value)?;
+        Some(self.to_arkworks.map_or(element, |factor| element * factor))
+    }
 }
 
 /// Σ_w 2^(c·w) · (Σ_t partials[w·T + t]).

@@ -9,7 +9,7 @@ mod short_weierstrass;
 mod twisted_edwards;
 
 use ark_ec::{AffineRepr, CurveConfig};
-use ark_ff::{BigInteger, Fp, MontBackend, MontConfig, PrimeField};
+use ark_ff::{BigInt, BigInteger, Fp, MontBackend, MontConfig, PrimeField};
 use num_bigint::BigUint;
 
 pub use registry::{CurveFn, CurveId};
@@ -123,7 +123,7 @@ pub(crate) mod sealed {
 ///
 /// Sealed; implemented for the affine types of [`CurveId`]'s curves (those of this build's
 /// cargo features).
-pub trait GpuCurve: AffineRepr + sealed::Sealed {
+pub trait GpuCurve: AffineRepr<BaseField: PrimeField + MontgomeryLimbs> + sealed::Sealed {
     /// The curve's registry entry.
     const ID: CurveId;
 
@@ -146,10 +146,10 @@ pub trait GpuCurve: AffineRepr + sealed::Sealed {
     #[doc(hidden)]
     fn write_montgomery_scalars(scalars: &[Self::ScalarField], out: wgpu::WriteOnly<'_, [u8]>);
 
-    /// The group element of a GPU point given as canonical coordinates (projective X, Y, Z or
+    /// The group element of a GPU point given as its coordinates (projective X, Y, Z or
     /// extended X, Y, T, Z), or `None` if they do not satisfy the curve equation.
     #[doc(hidden)]
-    fn group_from_gpu(coords: &[BigUint]) -> Option<Self::Group>;
+    fn group_from_gpu(coords: &[Self::BaseField]) -> Option<Self::Group>;
 
     /// The point with canonical little-endian coordinates `x` and `y` (the bytes API's
     /// encoding, where x = y = 0 is the short Weierstrass identity), checked to be on the curve.
@@ -160,14 +160,24 @@ pub trait GpuCurve: AffineRepr + sealed::Sealed {
 /// A prime-field element stored the way arkworks' Montgomery backend stores it: little-endian
 /// 64-bit limbs of `a·2^(64·N) mod p`. Uploading these limbs as they are is what keeps the
 /// Rust API's host work a copy; the GPU's first steps take them out of arkworks' form.
-pub trait MontgomeryLimbs {
+pub trait MontgomeryLimbs: Sized {
     /// The limbs, in memory order.
     fn montgomery_limbs(&self) -> &[u64];
+    /// The element whose Montgomery-form limbs are `limbs` (any further limbs zero), or `None`
+    /// if they are not below the modulus.
+    fn from_montgomery_limbs(limbs: &[u64]) -> Option<Self>;
 }
 
 impl<T: MontConfig<N>, const N: usize> MontgomeryLimbs for Fp<MontBackend<T, N>, N> {
     fn montgomery_limbs(&self) -> &[u64] {
         &self.0 .0
+    }
+
+    fn from_montgomery_limbs(limbs: &[u64]) -> Option<Self> {
+        let (low, high) = limbs.split_at(limbs.len().min(N));
+        let mut value = BigInt::<N>([0; N]);
+        value.0[..low.len()].copy_from_slice(low);
+        (high.iter().all(|&l| l == 0) && value < T::MODULUS).then(|| Fp::new_unchecked(value))
     }
 }
 

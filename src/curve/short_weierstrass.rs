@@ -5,9 +5,8 @@
 use ark_ec::short_weierstrass::{Affine, Projective, SWCurveConfig};
 use ark_ec::AffineRepr;
 use ark_ff::{Field, PrimeField, Zero};
-use num_bigint::BigUint;
 
-use super::{biguint_of, field_of, push_field_words, spec_of, write_limbs, xy_from_le};
+use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
 use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError, SCALAR_WORDS};
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
@@ -62,8 +61,8 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
         write_limbs(scalars, 4 * SCALAR_WORDS, out, |s| Some([s]));
     }
 
-    fn group_from_gpu(coords: &[BigUint]) -> Option<Projective<C>> {
-        let [x, y, z] = [0, 1, 2].map(|i| field_of::<C::BaseField>(&coords[i]));
+    fn group_from_gpu(coords: &[C::BaseField]) -> Option<Projective<C>> {
+        let &[x, y, z] = coords else { return None };
         if z.is_zero() {
             return (x.is_zero() && !y.is_zero()).then(Projective::default);
         }

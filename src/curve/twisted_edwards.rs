@@ -4,9 +4,8 @@
 
 use ark_ec::twisted_edwards::{Affine, Projective, TECurveConfig};
 use ark_ff::{Field, PrimeField, Zero};
-use num_bigint::BigUint;
 
-use super::{biguint_of, field_of, push_field_words, spec_of, write_limbs, xy_from_le};
+use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
 use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError, SCALAR_WORDS};
 
 /// The arkworks configuration of a twisted Edwards curve with a = −1 in the registry.
@@ -50,8 +49,8 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
         write_limbs(scalars, 4 * SCALAR_WORDS, out, |s| Some([s]));
     }
 
-    fn group_from_gpu(coords: &[BigUint]) -> Option<Projective<C>> {
-        let [x, y, t, z] = [0, 1, 2, 3].map(|i| field_of::<C::BaseField>(&coords[i]));
+    fn group_from_gpu(coords: &[C::BaseField]) -> Option<Projective<C>> {
+        let &[x, y, t, z] = coords else { return None };
         // Extended coordinates: a·X² + Y² = Z² + d·T² and X·Y = T·Z, with Z ≠ 0.
         let on_curve = C::COEFF_A * x.square() + y.square() == z.square() + C::COEFF_D * t.square()
             && x * y == t * z
