@@ -14,7 +14,8 @@
 
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
-// partials[w·T + t]: thread (w, t)'s share of window w's sum.
+// partials[w·T + t]: thread (w, t)'s share of window w's sum, which the host reads back. Two more
+// regions of K·T points follow: each thread's running sum and scaled sum (see STATE_* below).
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
 @group(0) @binding(3) var<storage, read> bucket_starts: array<u32>;
 @group(0) @binding(4) var<storage, read> bucket_ends: array<u32>;
@@ -53,10 +54,19 @@ const OP_SCALE: u32 = 2u;   // scaled += scaled (then scaled += running if the b
 const OP_SCALE_ADD: u32 = 3u;
 const OP_LAST: u32 = 4u;    // sum += scaled
 
+// The three running points live in memory, not in registers: each addition loads its two
+// operands and stores its result, so only the operands and the formula's temporaries are live
+// (on a real GPU compiler the register-held form spilled: gpu-isa-stats, BENCHMARKS.md). Thread
+// id's points are partials[id + STATE_* · K·T]; STATE_SUM is what the host reads back.
+const STATE_SUM: u32 = 0u;
+const STATE_RUNNING: u32 = 1u;
+const STATE_SCALED: u32 = 2u;
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = thread_index(gid, nwg);
-    if (id >= plan.num_windows * plan.segments) {
+    let threads = plan.num_windows * plan.segments;
+    if (id >= threads) {
         return;
     }
     let w = id / plan.segments;
@@ -69,9 +79,10 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         bits = 32u - countLeadingZeros(m);
     }
 
-    var running = point_identity();
-    var sum = point_identity();
-    var scaled = point_identity();
+    let identity = point_pack(point_identity());
+    partials[id + STATE_SUM * threads] = identity;
+    partials[id + STATE_RUNNING * threads] = identity;
+    partials[id + STATE_SCALED * threads] = identity;
     // Bucket k of the segment (L down to 1) and its pieces.
     var k = len;
     var next_piece = 0u;
@@ -89,29 +100,30 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         if (op == OP_SCALE && bit == 0u) {
             op = OP_LAST;
         }
-        var lhs = running;
-        var rhs: Point;
-        if (op == OP_PIECE) {
-            rhs = piece(first + k - 1u, w, next_piece);
-        } else if (op == OP_SUM) {
-            lhs = sum;
-            rhs = running;
+        // result = lhs + rhs, stored into lhs's state; rhs is a piece or another state.
+        var lhs = STATE_RUNNING;
+        var rhs = STATE_RUNNING;
+        if (op == OP_SUM) {
+            lhs = STATE_SUM;
         } else if (op == OP_SCALE) {
-            lhs = scaled;
-            rhs = scaled;
+            lhs = STATE_SCALED;
+            rhs = STATE_SCALED;
         } else if (op == OP_SCALE_ADD) {
-            lhs = scaled;
-            rhs = running;
-        } else {
-            lhs = sum;
-            rhs = scaled;
+            lhs = STATE_SCALED;
+        } else if (op == OP_LAST) {
+            lhs = STATE_SUM;
+            rhs = STATE_SCALED;
         }
-        let result = point_add(lhs, rhs);
+        var addend: Point;
         if (op == OP_PIECE) {
-            running = result;
+            addend = piece(first + k - 1u, w, next_piece);
+        } else {
+            addend = point_unpack(partials[id + rhs * threads]);
+        }
+        partials[id + lhs * threads] = point_pack(point_add(point_unpack(partials[id + lhs * threads]), addend));
+        if (op == OP_PIECE) {
             next_piece = next_piece + 1u;
         } else if (op == OP_SUM) {
-            sum = result;
             k = k - 1u;
             if (k == 0u) {
                 op = OP_SCALE;
@@ -121,16 +133,12 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
                 op = OP_PIECE;
             }
         } else if (op == OP_SCALE) {
-            scaled = result;
             bit = bit - 1u;
             op = OP_SCALE_ADD;
         } else if (op == OP_SCALE_ADD) {
-            scaled = result;
             op = OP_SCALE;
         } else {
-            sum = result;
             break;
         }
     }
-    partials[id] = point_pack(sum);
 }

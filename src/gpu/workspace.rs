@@ -27,7 +27,8 @@ impl BufferSizes {
             Buffer::Digits | Buffer::Entries => windows * n * 4,
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
             Buffer::Buckets => plan.total_buckets() as u64 * point,
-            Buffer::Partials => plan.total_segments() as u64 * point,
+            // The sums read back, then each reduction thread's running and scaled sums.
+            Buffer::Partials => 3 * plan.total_segments() as u64 * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
             // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
             Buffer::ChunkStates => match kernels.accumulation.on(&spec.model) {
