@@ -4,6 +4,10 @@
 //! `cargo run --example compile_entry -- --curve bls12-377 [--field narrow|wide] [--stage FILE]
 //! [--entry NAME] [--dump DIR]`
 //!
+//! `--field narrow|wide` compiles the form a context would use on this adapter
+//! ([`MulForm::for_adapter`]: products one after another on hardware GPUs, batched on software
+//! ones); `narrow-batched` and `wide-batched` force the batched forms.
+//!
 //! Without `--entry` every entry point of every stage of the curve (or of `--stage`) is compiled in
 //! turn in this process; run one `--entry` per process to measure each one's peak alone.
 //! `--dump DIR` also writes each composed WGSL module there.
@@ -28,9 +32,14 @@ fn main() {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let curve: CurveId = value("--curve").as_deref().unwrap_or("bls12-377").parse().unwrap_or_else(|e| panic!("{e}"));
     let spec: &CurveSpec = curve.spec();
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    let device_type = adapter.get_info().device_type;
     let form = match value("--field").as_deref().unwrap_or("narrow") {
-        "narrow" => MulForm::ROLLED,
-        "wide" => MulForm::WIDE,
+        "narrow" => MulForm::for_adapter(device_type, false),
+        "wide" => MulForm::for_adapter(device_type, true),
+        "narrow-batched" => MulForm::ROLLED,
+        "wide-batched" => MulForm::WIDE,
         other => panic!("unknown --field {other}"),
     };
     let stages: Vec<Stage> = Stage::ALL
@@ -39,8 +48,6 @@ fn main() {
         .filter(|s| value("--stage").is_none_or(|f| s.file() == f))
         .collect();
 
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
     let features = if form.needs_int64() { wgpu::Features::SHADER_INT64 } else { wgpu::Features::empty() };
     let (device, _queue) = pollster::block_on(
         adapter.request_device(&wgpu::DeviceDescriptor { required_features: features, ..Default::default() }),

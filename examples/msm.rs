@@ -32,7 +32,8 @@ fn main() {
         Some("narrow") => Some(MulForm::ROLLED),
         Some("wide") => Some(MulForm::WIDE),
         Some(other) if other.starts_with("wide-") => {
-            Some(MulForm::Wide { rounds: other[5..].parse().expect("--field wide-R: R rounds per loop") })
+            let rounds = other[5..].parse().expect("--field wide-R: R rounds per loop");
+            Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
             eprintln!("unknown --field {other}: use narrow, wide or wide-R (R rounds per loop)");

@@ -83,7 +83,7 @@ impl MsmContext {
     }
 
     fn on(gpu: Gpu, mul_form: Option<MulForm>) -> Result<Self, MsmError> {
-        let best = if gpu.int64 { MulForm::WIDE } else { MulForm::ROLLED };
+        let best = MulForm::for_adapter(gpu.info.device_type, gpu.int64);
         let mul_form = mul_form.unwrap_or(best);
         if mul_form.needs_int64() && !gpu.int64 {
             return Err(MsmError::RequestDevice(format!(
@@ -138,9 +138,9 @@ impl MsmContext {
         self.max_workspaces
     }
 
-    /// How this context generates field arithmetic: [`MulForm::WIDE`] (32-bit limbs) on devices
-    /// with 64-bit integers, else [`MulForm::ROLLED`] (13-bit limbs), unless a test asked for
-    /// another form.
+    /// How this context generates field arithmetic: [`MulForm::for_adapter`] (32-bit limbs on
+    /// devices with 64-bit integers, else 13-bit limbs; products batched on software GPUs),
+    /// unless a test asked for another form.
     pub fn mul_form(&self) -> MulForm {
         self.kernels.form
     }

@@ -23,6 +23,20 @@ pub fn shared_narrow_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
 }
 
+/// Like [`shared_context`], but with the field form of hardware GPUs ([`MulForm::WIDE_GPU`]:
+/// products one after another), so it is tested on the software GPUs too. lavapipe's loop budget
+/// (see [`MulForm::batched`]) is why it is not their default; small inputs stay well within it.
+pub fn shared_gpu_form_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::WIDE_GPU)))).as_ref()
+}
+
+/// [`shared_gpu_form_context`] in 13-bit limbs ([`MulForm::ROLLED_GPU`]).
+pub fn shared_gpu_narrow_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED_GPU)))).as_ref()
+}
+
 /// Like [`shared_context`], but with batch-affine bucket accumulation on short Weierstrass
 /// curves ([`Accumulation::BatchAffine`]), so that path is tested too.
 pub fn shared_batch_affine_context() -> Option<&'static MsmContext> {

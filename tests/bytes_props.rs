@@ -103,8 +103,8 @@ where
 
     /// Points of order 2, (x, 0) with x³ = −b (BLS12-377's G1, whose cofactor is even, has
     /// them), are left out: the complete projective formulas assume odd order, and the crate
-    /// answers them with `InvalidGpuResult`, never a wrong sum (tests/bytes.rs,
-    /// `order_two_points_never_give_a_wrong_sum`).
+    /// answers them with `InvalidGpuResult` or the right sum, never a wrong one (tests/msm.rs,
+    /// `bls12_377_point_of_order_two_is_never_a_wrong_answer`).
     fn from_coordinate(x: Self::Fq, greatest: bool) -> Option<Self> {
         Self::get_point_from_x_unchecked(x, greatest).filter(|p| !p.y.is_zero())
     }

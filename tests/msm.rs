@@ -10,6 +10,7 @@ use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError};
 
 use webgpu_msm::testing::{
     shared_batch_affine_context as batch_affine_context, shared_context as context,
+    shared_gpu_form_context as gpu_form_context, shared_gpu_narrow_context as gpu_narrow_context,
     shared_narrow_context as narrow_context,
 };
 
@@ -258,6 +259,12 @@ macro_rules! curve_tests {
             #[test]
             fn edge_cases_in_13_bit_limbs() {
                 super::edge_cases::<G>(narrow_context());
+            }
+
+            #[test]
+            fn edge_cases_in_the_form_of_hardware_gpus() {
+                super::edge_cases::<G>(gpu_form_context());
+                super::edge_cases::<G>(gpu_narrow_context());
             }
 
             #[test]

@@ -10,7 +10,14 @@ use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveId, CurveSpec};
 
-const FORMS: [MulForm; 4] = [MulForm::Unrolled, MulForm::ROLLED, MulForm::WIDE, MulForm::Wide { rounds: 12 }];
+const FORMS: [MulForm; 6] = [
+    MulForm::Unrolled,
+    MulForm::ROLLED,
+    MulForm::ROLLED_GPU,
+    MulForm::WIDE,
+    MulForm::WIDE_GPU,
+    MulForm::Wide { rounds: 12, batched: true },
+];
 
 fn specs() -> Vec<&'static CurveSpec> {
     CurveId::ALL.iter().map(|c| c.spec()).collect()

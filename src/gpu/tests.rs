@@ -18,7 +18,10 @@ use crate::upload::{Points, Scalars};
 use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 
-use crate::testing::{shared_batch_affine_context, shared_context, shared_narrow_context};
+use crate::testing::{
+    shared_batch_affine_context, shared_context, shared_gpu_form_context, shared_gpu_narrow_context,
+    shared_narrow_context,
+};
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)
@@ -382,12 +385,16 @@ macro_rules! curve_tests {
             fn gpu_field_ops_match_arkworks() {
                 field_ops_match_arkworks::<G>(shared_context());
                 field_ops_match_arkworks::<G>(shared_narrow_context());
+                field_ops_match_arkworks::<G>(shared_gpu_form_context());
+                field_ops_match_arkworks::<G>(shared_gpu_narrow_context());
             }
 
             #[test]
             fn gpu_curve_ops_match_arkworks() {
                 curve_ops_match_arkworks::<G>(shared_context());
                 curve_ops_match_arkworks::<G>(shared_narrow_context());
+                curve_ops_match_arkworks::<G>(shared_gpu_form_context());
+                curve_ops_match_arkworks::<G>(shared_gpu_narrow_context());
             }
 
             #[test]
@@ -396,6 +403,8 @@ macro_rules! curve_tests {
                 stages_match_cpu_models::<G>(shared_context(), 65, Some(4), false);
                 stages_match_cpu_models::<G>(shared_context(), 500, None, true);
                 stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
+                stages_match_cpu_models::<G>(shared_gpu_form_context(), 700, None, false);
+                stages_match_cpu_models::<G>(shared_gpu_narrow_context(), 700, None, false);
                 if let CurveModel::ShortWeierstrassA0 { .. } = G::spec().model {
                     stages_match_cpu_models::<G>(shared_batch_affine_context(), 700, None, false);
                     stages_match_cpu_models::<G>(shared_batch_affine_context(), 500, None, true);

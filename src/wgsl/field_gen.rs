@@ -23,12 +23,14 @@ pub enum MulForm {
     /// (uncached lavapipe: ~40 s for bls12-377), and SwiftShader's compiler fails on the 30-limb
     /// field; kept to compare against (it was slower on lavapipe, too).
     Unrolled,
-    /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N), with
-    /// `field_mul_xK` advancing K independent products per loop. The default where 64-bit
-    /// integers are missing (browsers).
+    /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N). The
+    /// default where 64-bit integers are missing (browsers).
     Rolled {
         /// Montgomery rounds per loop iteration.
         rounds: usize,
+        /// Whether `field_mul_xK` advances its K independent products in one loop (see
+        /// [`MulForm::batched`]) rather than calling `field_mul` K times.
+        batched: bool,
     },
     /// 32-bit limbs multiplied into 64-bit products (wgpu's `SHADER_INT64`: native Vulkan,
     /// Metal and DX12 devices, lavapipe included; never browsers): 12 limbs for a 377-bit field
@@ -37,14 +39,52 @@ pub enum MulForm {
     Wide {
         /// Montgomery rounds per loop iteration.
         rounds: usize,
+        /// As for `Rolled`.
+        batched: bool,
     },
 }
 
 impl MulForm {
-    /// The default rolled 13-bit form: 5 rounds per iteration (divides both 20 and 30 limbs).
-    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5 };
-    /// The default wide form: 4 rounds per iteration (divides both 8 and 12 limbs).
-    pub const WIDE: MulForm = MulForm::Wide { rounds: 4 };
+    /// The rolled 13-bit form of software GPUs: 5 rounds per iteration (divides both 20 and 30
+    /// limbs), products batched.
+    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true };
+    /// The wide form of software GPUs: 4 rounds per iteration (divides both 8 and 12 limbs),
+    /// products batched.
+    pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
+    /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs.
+    pub const ROLLED_GPU: MulForm = MulForm::Rolled { rounds: 5, batched: false };
+    /// [`MulForm::WIDE`] with products one after another: the form of hardware GPUs.
+    pub const WIDE_GPU: MulForm = MulForm::Wide { rounds: 4, batched: false };
+
+    /// The form a context uses on an adapter of `device_type`, with or without 64-bit integers:
+    /// wide where the device has them; products batched on software GPUs (device type `Cpu`:
+    /// lavapipe, SwiftShader), one after another elsewhere. Browsers report no device type and
+    /// get the batched 13-bit form ([`MulForm::ROLLED`]), which SwiftShader needs.
+    pub fn for_adapter(device_type: wgpu::DeviceType, int64: bool) -> MulForm {
+        let hardware = matches!(
+            device_type,
+            wgpu::DeviceType::DiscreteGpu | wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::VirtualGpu
+        );
+        match (int64, hardware) {
+            (true, true) => MulForm::WIDE_GPU,
+            (true, false) => MulForm::WIDE,
+            (false, true) => MulForm::ROLLED_GPU,
+            (false, false) => MulForm::ROLLED,
+        }
+    }
+
+    /// Whether `field_mul_xK` advances K independent products in one loop. Batching is for
+    /// llvmpipe (lavapipe), which caps the loop back-edges of one invocation at 65,535 over all
+    /// its loops (see [`mul`]): K products per loop spend K times fewer. On a real GPU compiler it
+    /// keeps every product's operands and accumulators live at once (navi21, wide bls12-377
+    /// accumulation: 256 VGPRs batched, 144 one after another; BENCHMARKS.md), so hardware GPUs
+    /// call `field_mul` K times instead.
+    pub fn batched(self) -> bool {
+        match self {
+            MulForm::Unrolled => false,
+            MulForm::Rolled { batched, .. } | MulForm::Wide { batched, .. } => batched,
+        }
+    }
 
     /// Bits per limb of this form's field elements.
     pub fn limb_bits(self) -> u32 {
@@ -128,18 +168,18 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     out +=
         &field_const("ARK_TO_MONT", "R²/R_ark mod p: field_mul by it turns arkworks' form into ours", &ark_to_mont, f);
     out += &curve_constants(spec, f);
-    if let MulForm::Wide { rounds } = form {
-        out += &field_wide::arithmetic(spec, f, rounds);
+    if let MulForm::Wide { rounds, batched } = form {
+        out += &field_wide::arithmetic(spec, f, rounds, batched);
     } else {
         let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
         for gen in [reduce_once, add, sub] {
             out += &gen(spec);
         }
         let rounds = match form {
-            MulForm::Rolled { rounds } => rounds,
+            MulForm::Rolled { rounds, .. } => rounds,
             _ => spec.field.limbs,
         };
-        out += &mul(spec, rounds);
+        out += &mul(spec, rounds, form.batched());
         for gen in [pack, unpack, from_words] {
             out += &gen(spec);
         }
@@ -269,21 +309,26 @@ fn sub(spec: &CurveSpec) -> String {
 /// loop silently exits after one iteration): N/rounds per product batch, about 13 per point
 /// addition on bls12-377. Every kernel bounds the additions one thread makes (`plan.rs` caps
 /// the chunks a bucket can span), so no thread comes near the budget.
-fn mul(spec: &CurveSpec, rounds: usize) -> String {
+fn mul(spec: &CurveSpec, rounds: usize, batched: bool) -> String {
     let n = spec.field.limbs;
-    mul_functions(n, rounds, |rounds, k| mul_products(n, rounds, k))
+    mul_functions(n, rounds, batched, |rounds, k| mul_products(n, rounds, k))
 }
 
 /// `field_mul` and `field_mul_xK` (K ≤ [`MAX_BATCH`]) of either limb width, `products(rounds,
-/// k)` generating one of them. Rolled (`rounds < n`): each batch is its own function, one loop
-/// advancing all its products. Straight-line (`rounds == n`): one `field_mul`, and the batches
-/// call it (drivers inline the calls; the WGSL stays small).
-pub(super) fn mul_functions(n: usize, rounds: usize, products: impl Fn(usize, usize) -> String) -> String {
+/// k)` generating one of them. Rolled (`rounds < n`) and `batched`: each batch is its own
+/// function, one loop advancing all its products. Otherwise: one `field_mul`, and the batches
+/// call it K times (drivers inline the calls; the WGSL stays small).
+pub(super) fn mul_functions(
+    n: usize,
+    rounds: usize,
+    batched: bool,
+    products: impl Fn(usize, usize) -> String,
+) -> String {
     assert!(rounds > 0 && rounds <= n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
-    if rounds < n {
+    if rounds < n && batched {
         return (1..=MAX_BATCH).map(|k| products(rounds, k)).collect();
     }
-    products(n, 1) + &batches_of_field_mul()
+    products(rounds, 1) + &batches_of_field_mul()
 }
 
 /// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`.
