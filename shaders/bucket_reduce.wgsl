@@ -15,7 +15,8 @@
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
 // partials[w·T + t]: thread (w, t)'s share of window w's sum, which the host reads back. Two more
-// regions of K·T points follow: each thread's running sum and scaled sum (see STATE_* below).
+// regions of K·T points follow: each thread's running and scaled sums, where they are kept in
+// memory (see STATE_IN_MEMORY below).
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
 @group(0) @binding(3) var<storage, read> bucket_starts: array<u32>;
 @group(0) @binding(4) var<storage, read> bucket_ends: array<u32>;
@@ -54,13 +55,44 @@ const OP_SCALE: u32 = 2u;   // scaled += scaled (then scaled += running if the b
 const OP_SCALE_ADD: u32 = 3u;
 const OP_LAST: u32 = 4u;    // sum += scaled
 
-// The three running points live in memory, not in registers: each addition loads its two
-// operands and stores its result, so only the operands and the formula's temporaries are live
-// (on a real GPU compiler the register-held form spilled: gpu-isa-stats, BENCHMARKS.md). Thread
-// id's points are partials[id + STATE_* · K·T]; STATE_SUM is what the host reads back.
+// The three running points: on hardware GPUs (products one after another, !PRODUCTS_BATCHED)
+// they live in memory, partials[id + STATE_* · K·T], and each addition loads its operands and
+// stores its result, so only an addition's operands are live (held in registers, the
+// reduction spilled on a real GPU compiler: gpu-isa-stats, BENCHMARKS.md). On software GPUs
+// (batched products) they stay in private variables, which lavapipe runs faster. Either way
+// STATE_SUM ends in partials[id], which the host reads back.
+const STATE_IN_MEMORY: bool = !PRODUCTS_BATCHED;
 const STATE_SUM: u32 = 0u;
 const STATE_RUNNING: u32 = 1u;
 const STATE_SCALED: u32 = 2u;
+
+var<private> held_sum: Point;
+var<private> held_running: Point;
+var<private> held_scaled: Point;
+
+fn state_load(slot: u32, at: u32) -> Point {
+    if (STATE_IN_MEMORY) {
+        return point_unpack(partials[at]);
+    }
+    if (slot == STATE_SUM) {
+        return held_sum;
+    } else if (slot == STATE_RUNNING) {
+        return held_running;
+    }
+    return held_scaled;
+}
+
+fn state_store(slot: u32, at: u32, p: Point) {
+    if (STATE_IN_MEMORY) {
+        partials[at] = point_pack(p);
+    } else if (slot == STATE_SUM) {
+        held_sum = p;
+    } else if (slot == STATE_RUNNING) {
+        held_running = p;
+    } else {
+        held_scaled = p;
+    }
+}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -79,10 +111,9 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         bits = 32u - countLeadingZeros(m);
     }
 
-    let identity = point_pack(point_identity());
-    partials[id + STATE_SUM * threads] = identity;
-    partials[id + STATE_RUNNING * threads] = identity;
-    partials[id + STATE_SCALED * threads] = identity;
+    for (var slot = 0u; slot < 3u; slot = slot + 1u) {
+        state_store(slot, id + slot * threads, point_identity());
+    }
     // Bucket k of the segment (L down to 1) and its pieces.
     var k = len;
     var next_piece = 0u;
@@ -118,9 +149,10 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         if (op == OP_PIECE) {
             addend = piece(first + k - 1u, w, next_piece);
         } else {
-            addend = point_unpack(partials[id + rhs * threads]);
+            addend = state_load(rhs, id + rhs * threads);
         }
-        partials[id + lhs * threads] = point_pack(point_add(point_unpack(partials[id + lhs * threads]), addend));
+        let at = id + lhs * threads;
+        state_store(lhs, at, point_add(state_load(lhs, at), addend));
         if (op == OP_PIECE) {
             next_piece = next_piece + 1u;
         } else if (op == OP_SUM) {
@@ -140,5 +172,8 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         } else {
             break;
         }
+    }
+    if (!STATE_IN_MEMORY) {
+        partials[id] = point_pack(held_sum);
     }
 }

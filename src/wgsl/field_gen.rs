@@ -149,13 +149,17 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
          // Storage layout: {}.\n\
          struct PackedField {{ w: array<u32, {}> }}\n\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
-         struct Words {{ w: array<u32, {}> }}",
+         struct Words {{ w: array<u32, {}> }}\n\
+         // Whether field_mul_xK advances its K products in one loop (software GPUs) or calls\n\
+         // field_mul K times (hardware GPUs); see MulForm::batched.\n\
+         const PRODUCTS_BATCHED: bool = {};",
         f.modulus.bits(),
         spec.name,
         f.mu,
         if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
         f.storage_words(),
         spec.coord_words,
+        form.batched(),
     );
     out += &field_const("P", "the modulus p", &f.modulus, f);
     out += &field_const("FIELD_ZERO", "0", &BigUint::default(), f);
