@@ -19,6 +19,12 @@ pub(crate) trait Upload: Sync {
     fn byte_len(&self) -> usize;
     /// Writes exactly [`Upload::byte_len`] bytes into `out`.
     fn write(&self, out: wgpu::WriteOnly<'_, [u8]>);
+    /// The bytes themselves, when the upload is a byte slice as it is: they go to
+    /// `queue.write_buffer` directly, which in browsers hands WebGPU a view of the WASM memory
+    /// instead of filling an intermediate buffer first.
+    fn as_bytes(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Upload for [u8] {
@@ -28,6 +34,10 @@ impl Upload for [u8] {
 
     fn write(&self, mut out: wgpu::WriteOnly<'_, [u8]>) {
         out.copy_from_slice(self);
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        Some(self)
     }
 }
 
@@ -82,6 +92,13 @@ impl<G: GpuCurve> Upload for Points<'_, G> {
         match self {
             Points::Arkworks(points) => G::write_montgomery(points, out),
             Points::Bytes(bytes) => bytes.write(out),
+        }
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Points::Arkworks(_) => None,
+            Points::Bytes(bytes) => Some(bytes),
         }
     }
 }
@@ -144,10 +161,22 @@ impl<G: GpuCurve> Upload for Scalars<'_, G> {
             Scalars::Bytes(bytes) => bytes.write(out),
         }
     }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Scalars::Arkworks(_) => None,
+            Scalars::Bytes(bytes) => Some(bytes),
+        }
+    }
 }
 
-/// Copies `data` to the start of `buffer` through wgpu's staging memory (one copy).
+/// Copies `data` to the start of `buffer` (one copy: into wgpu's staging memory natively, into
+/// the browser's in WebGPU).
 pub(crate) fn write_upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, data: &dyn Upload) {
+    if let Some(bytes) = data.as_bytes() {
+        queue.write_buffer(buffer, 0, bytes);
+        return;
+    }
     let Some(size) = NonZeroU64::new(data.byte_len() as u64) else {
         return;
     };
