@@ -9,16 +9,11 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 log="${1:-20}"
 shift || true
-curves=("${@:-bn254 bls12-377}")
-need_node
-need_chromium
-if [ ! -d www/node_modules/playwright-core ]; then
-    npm install --prefix www --no-audit --no-fund
-fi
-bash scripts/build-pkg.sh --demo
+curves="${*:-bn254 bls12-377}"
+prepare_www
 serve_dir www
-for curve in ${curves[@]}; do
-    for run in 1 2 3; do
+for curve in $curves; do
+    for _ in 1 2 3; do
         node scripts/bench-browser-host.mjs "http://127.0.0.1:$port/host-share.html?curve=$curve&log=$log"
     done
 done

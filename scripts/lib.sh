@@ -60,6 +60,18 @@ prepare_js_tests() {
 
 # Serves DIR on a free local port until the script exits; sets `port`. Waits until PATH (a file
 # under DIR, default the index) answers.
+# Node, Chromium, www/'s playwright-core and the demo build of the package installed into www/
+# (the page test and the browser benchmark drive www/ pages with them).
+prepare_www() {
+    need_node
+    need_chromium
+    # playwright-core first: a plain `npm install` would prune the package build-pkg.sh installs.
+    if [ ! -d www/node_modules/playwright-core ]; then
+        npm install --prefix www --no-audit --no-fund
+    fi
+    bash scripts/build-pkg.sh --demo
+}
+
 serve_dir() {
     local dir=$1 path=${2:-}
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

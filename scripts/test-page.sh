@@ -6,14 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 log="${1:-8}"
-need_node
-need_chromium
-
-# playwright-core first: a plain `npm install` would prune the package build-pkg.sh installs.
-if [ ! -d www/node_modules/playwright-core ]; then
-    npm install --prefix www --no-audit --no-fund
-fi
-bash scripts/build-pkg.sh --demo
+prepare_www
 
 serve_dir www
 
