@@ -23,12 +23,19 @@ pub fn shared_narrow_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
 }
 
-/// Like [`shared_context`], but with the field form of hardware GPUs ([`MulForm::WIDE_GPU`]:
-/// products one after another), so it is tested on the software GPUs too. lavapipe's loop budget
-/// (see [`MulForm::batched`]) is why it is not their default; small inputs stay well within it.
+/// Like [`shared_context`], but with the field form of hardware GPUs (products one after
+/// another: [`MulForm::WIDE_GPU`], or [`MulForm::ROLLED_GPU`] on an adapter without 64-bit
+/// integers), so it is tested on the software GPUs too. lavapipe's loop budget (see
+/// [`MulForm::batched`]) is why it is not their default; small inputs stay well within it.
 pub fn shared_gpu_form_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::WIDE_GPU)))).as_ref()
+    CONTEXT
+        .get_or_init(|| {
+            let int64 = shared_context()?.mul_form().needs_int64();
+            let form = if int64 { MulForm::WIDE_GPU } else { MulForm::ROLLED_GPU };
+            or_skip(pollster::block_on(MsmContext::with_mul_form(form)))
+        })
+        .as_ref()
 }
 
 /// [`shared_gpu_form_context`] in 13-bit limbs ([`MulForm::ROLLED_GPU`]).
