@@ -58,11 +58,12 @@ impl MsmContext {
         Self::create(None).await
     }
 
-    /// A context whose shaders use `mul_form` whatever the adapter (tests and benchmarks of
-    /// every form); [`MsmError::RequestDevice`] for [`MulForm::Wide`] on a device without 64-bit
-    /// integers.
-    #[cfg(feature = "test-hooks")]
-    #[doc(hidden)]
+    /// A context on the default adapter whose shaders use `mul_form` instead of the form
+    /// [`MsmContext::new`] picks for the adapter ([`MulForm::for_adapter`]): to compare forms
+    /// on one's own device, or to override the choice. [`MsmError::RequestDevice`] for
+    /// [`MulForm::Wide`] on a device without 64-bit integers. Products one after another
+    /// (`batched: false`) on llvmpipe fit only inputs whose threads stay within its loop
+    /// budget (see [`MulForm::batched`]).
     pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
         Self::create(Some(mul_form)).await
     }
@@ -104,10 +105,9 @@ impl MsmContext {
         })
     }
 
-    /// This context with `accumulation` in stage 3 (benchmarks and tests of both; short
-    /// Weierstrass curves only, see [`Accumulation::on`]). Call it before the first MSM.
-    #[cfg(feature = "test-hooks")]
-    #[doc(hidden)]
+    /// This context with `accumulation` in stage 3 instead of [`Accumulation::Projective`]
+    /// (short Weierstrass curves only, see [`Accumulation::on`]); [`MsmContext::accumulation`]
+    /// says which runs. Call it before the first MSM.
     pub fn with_accumulation(mut self, accumulation: Accumulation) -> Self {
         self.kernels.accumulation = accumulation;
         self
