@@ -217,3 +217,23 @@ impl Faults {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GPU keeps `!index` per kind, 0 for none; the lowest bad point is named, with the
+    /// range error first when both kinds name the same index, counted from the pass's first point.
+    #[test]
+    fn faults_name_the_first_bad_point() {
+        let faults = |range: Option<u32>, curve: Option<u32>| {
+            Faults::from_words(&[range.map_or(0, |i| !i), curve.map_or(0, |i| !i)])
+        };
+        assert_eq!(faults(None, None).check(7), Ok(()));
+        assert_eq!(faults(Some(3), None).check(0), Err(MsmError::CoordinateOutOfRange { index: 3 }));
+        assert_eq!(faults(None, Some(0)).check(100), Err(MsmError::NotOnCurve { index: 100 }));
+        assert_eq!(faults(Some(5), Some(2)).check(10), Err(MsmError::NotOnCurve { index: 12 }));
+        assert_eq!(faults(Some(2), Some(5)).check(10), Err(MsmError::CoordinateOutOfRange { index: 12 }));
+        assert_eq!(faults(Some(4), Some(4)).check(0), Err(MsmError::CoordinateOutOfRange { index: 4 }));
+    }
+}
