@@ -7,12 +7,12 @@ const DIGIT_NEGATIVE: u32 = 0x80000000u;
 // A CSR entry is a point index with DIGIT_NEGATIVE set when the point enters its bucket negated.
 const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
 
-// Bits of Plan.inputs: which uploads are in arkworks' Montgomery form (the Rust API) rather
-// than canonical integers (the bytes API).
+// Bit of Plan.inputs: the points are uploaded in arkworks' Montgomery form (the Rust API)
+// rather than as canonical integers (the bytes API). The scalars' bit (Plan::SCALARS_MONTGOMERY)
+// is read by the host, which dispatches convert_scalars only when it is set.
 const INPUT_POINTS_MONTGOMERY: u32 = 1u;
-const INPUT_SCALARS_MONTGOMERY: u32 = 2u;
 // Slots of the faults buffer: the lowest point with a coordinate not below p, and the lowest
-// point off the curve (src/gpu/run.rs, `Faults`).
+// point off the curve (src/upload.rs, `Faults`).
 const FAULT_OUT_OF_RANGE: u32 = 0u;
 const FAULT_NOT_ON_CURVE: u32 = 1u;
 
@@ -36,7 +36,7 @@ struct Plan {
     chunks_per_window: u32,
     // Batch-affine accumulation: chunks per step thread, which share one field inversion.
     affine_batch: u32,
-    // INPUT_* bits: the form of the uploaded points and scalars.
+    // Which uploads hold arkworks' Montgomery form (INPUT_POINTS_MONTGOMERY; bit 2 for scalars).
     inputs: u32,
 }
 

@@ -140,7 +140,7 @@ impl MsmContext {
 
     /// How this context generates field arithmetic: [`MulForm::for_adapter`] (32-bit limbs on
     /// devices with 64-bit integers, else 13-bit limbs; products batched on software GPUs),
-    /// unless a test asked for another form.
+    /// unless [`MsmContext::with_mul_form`] asked for another form.
     pub fn mul_form(&self) -> MulForm {
         self.kernels.form
     }

@@ -9,7 +9,7 @@
 use std::num::NonZeroU64;
 use std::ops::Range;
 
-use crate::curve::{GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::curve::{write_limbs, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
 use crate::MsmError;
 
@@ -157,7 +157,7 @@ impl<G: GpuCurve> Upload for Scalars<'_, G> {
 
     fn write(&self, out: wgpu::WriteOnly<'_, [u8]>) {
         match self {
-            Scalars::Arkworks(scalars) => G::write_montgomery_scalars(scalars, out),
+            Scalars::Arkworks(scalars) => write_limbs(scalars, Self::SCALAR_BYTES, out, |s| Some([s])),
             Scalars::Bytes(bytes) => bytes.write(out),
         }
     }

@@ -123,7 +123,9 @@ pub(crate) mod sealed {
 ///
 /// Sealed; implemented for the affine types of [`CurveId`]'s curves (those of this build's
 /// cargo features).
-pub trait GpuCurve: AffineRepr<BaseField: PrimeField + MontgomeryLimbs> + sealed::Sealed {
+pub trait GpuCurve:
+    AffineRepr<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs> + sealed::Sealed
+{
     /// The curve's registry entry.
     const ID: CurveId;
 
@@ -141,10 +143,6 @@ pub trait GpuCurve: AffineRepr<BaseField: PrimeField + MontgomeryLimbs> + sealed
     /// the Rust API's point upload, a copy with no arithmetic.
     #[doc(hidden)]
     fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>);
-
-    /// Copies arkworks' own Montgomery-form limbs of `scalars` into `out` (32 bytes each).
-    #[doc(hidden)]
-    fn write_montgomery_scalars(scalars: &[Self::ScalarField], out: wgpu::WriteOnly<'_, [u8]>);
 
     /// The group element of a GPU point given as its coordinates (projective X, Y, Z or
     /// extended X, Y, T, Z), or `None` if they do not satisfy the curve equation.

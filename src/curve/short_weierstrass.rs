@@ -7,7 +7,7 @@ use ark_ec::AffineRepr;
 use ark_ff::{Field, PrimeField, Zero};
 
 use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
-use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError, SCALAR_WORDS};
+use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError};
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
@@ -55,10 +55,6 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>) {
         let bytes = 4 * Self::spec().coord_words;
         write_limbs(points, bytes, out, |p| (!p.is_zero()).then_some([&p.x, &p.y]));
-    }
-
-    fn write_montgomery_scalars(scalars: &[C::ScalarField], out: wgpu::WriteOnly<'_, [u8]>) {
-        write_limbs(scalars, 4 * SCALAR_WORDS, out, |s| Some([s]));
     }
 
     fn group_from_gpu(coords: &[C::BaseField]) -> Option<Projective<C>> {

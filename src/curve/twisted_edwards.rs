@@ -6,7 +6,7 @@ use ark_ec::twisted_edwards::{Affine, Projective, TECurveConfig};
 use ark_ff::{Field, PrimeField, Zero};
 
 use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
-use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError, SCALAR_WORDS};
+use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError};
 
 /// The arkworks configuration of a twisted Edwards curve with a = −1 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
@@ -43,10 +43,6 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
     fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>) {
         let bytes = 4 * Self::spec().coord_words;
         write_limbs(points, bytes, out, |p| Some([&p.x, &p.y]));
-    }
-
-    fn write_montgomery_scalars(scalars: &[C::ScalarField], out: wgpu::WriteOnly<'_, [u8]>) {
-        write_limbs(scalars, 4 * SCALAR_WORDS, out, |s| Some([s]));
     }
 
     fn group_from_gpu(coords: &[C::BaseField]) -> Option<Projective<C>> {

@@ -3,10 +3,8 @@
 use crate::clock::now_seconds;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
-use crate::upload::{write_upload, Faults, Upload};
+use crate::upload::{write_upload, Faults, Upload, FAULTS_BYTES};
 use crate::MsmError;
-
-pub(crate) use crate::upload::FAULTS_BYTES;
 
 use super::device::Gpu;
 use super::pipelines::CurvePipelines;

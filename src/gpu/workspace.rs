@@ -5,7 +5,8 @@ use crate::plan::Plan;
 use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
-use super::run::{PreparedPass, FAULTS_BYTES};
+use super::run::PreparedPass;
+use crate::upload::FAULTS_BYTES;
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
