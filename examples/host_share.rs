@@ -81,7 +81,14 @@ impl CurveFn for HostShare {
         let scalar_bytes: Vec<u8> = (0..32 * n).map(|_| rng.gen()).collect();
         let ctx = pollster::block_on(MsmContext::new()).expect("a WebGPU adapter");
         let info = ctx.adapter_info();
-        println!("{} 2^{} on {} ({:?}), {:?}", G::ID, self.log_size, info.name, info.backend, ctx.mul_form());
+        println!(
+            "{} 2^{} on {} ({:?}), {:?}",
+            G::ID,
+            self.log_size,
+            info.name,
+            info.backend,
+            pollster::block_on(ctx.calibration::<G>()).map(|c| c.kernels)
+        );
 
         // A plain copy of as many bytes as each API's inputs occupy.
         let memcpy = |bytes: usize| {

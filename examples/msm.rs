@@ -8,7 +8,9 @@
 //! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
 //! forces the 13-bit-limb form browsers run, `--field wide` the 32-bit one (64-bit integers);
 //! by default the context picks wide where the device has 64-bit integers. `--accumulation
-//! batch-affine` runs stage 3 batch-affine on short Weierstrass curves (default: projective).
+//! batch-affine|projective` fixes stage 3's accumulation on short Weierstrass curves. By default
+//! the context calibrates both on the curve's first use (the cold call) and prints what it
+//! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
 
 use std::time::Instant;
 
@@ -18,7 +20,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{Calibration, CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
 
 fn main() {
     quiet_headless_vulkan_layer();
@@ -40,9 +42,11 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
     let accumulation = match value("--accumulation").as_deref() {
-        None | Some("projective") => Accumulation::Projective,
-        Some("batch-affine") => Accumulation::BatchAffine,
+        None => None,
+        Some("projective") => Some(Accumulation::Projective),
+        Some("batch-affine") => Some(Accumulation::BatchAffine),
         Some(other) => {
             eprintln!("unknown --accumulation {other}: use projective or batch-affine");
             std::process::exit(2);
@@ -55,7 +59,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let ok = curve.call(Run { log_size, profile, form, accumulation });
+    let ok = curve.call(Run { log_size, profile, form, accumulation, calibrate_all });
     std::process::exit(if ok { 0 } else { 1 });
 }
 
@@ -64,13 +68,14 @@ struct Run {
     log_size: u32,
     profile: bool,
     form: Option<MulForm>,
-    accumulation: Accumulation,
+    accumulation: Option<Accumulation>,
+    calibrate_all: bool,
 }
 
 impl CurveFn for Run {
     type Output = bool;
     fn call<G: GpuCurve>(self) -> bool {
-        run::<G>(self.log_size, self.profile, self.form, self.accumulation)
+        run::<G>(&self)
     }
 }
 
@@ -92,7 +97,8 @@ fn median(times: &mut [std::time::Duration]) -> std::time::Duration {
     times[times.len() / 2]
 }
 
-fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>, accumulation: Accumulation) -> bool {
+fn run<G: GpuCurve>(settings: &Run) -> bool {
+    let Run { log_size, profile, form, accumulation, calibrate_all } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
     let n = 1usize << log_size;
@@ -109,7 +115,11 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>, accumul
             Some(form) => MsmContext::with_mul_form(form).await,
             None => MsmContext::new().await,
         }
-        .map(|ctx| ctx.with_accumulation(accumulation))
+        .map(|ctx| match accumulation {
+            Some(accumulation) => ctx.with_accumulation(accumulation),
+            None => ctx,
+        })
+        .map(|ctx| if calibrate_all { ctx.with_calibration_budget(f64::INFINITY) } else { ctx })
     });
     let ctx = match ctx {
         Ok(ctx) => ctx,
@@ -119,16 +129,13 @@ fn run<G: GpuCurve>(log_size: u32, profile: bool, form: Option<MulForm>, accumul
         }
     };
     let info = ctx.adapter_info();
-    println!(
-        "adapter: {} ({:?}, {:?}), field form {:?}, {:?} accumulation",
-        info.name,
-        info.backend,
-        info.device_type,
-        ctx.mul_form(),
-        ctx.accumulation().on(&G::spec().model)
-    );
+    println!("adapter: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
     let cold = pollster::block_on(ctx.msm(&points, &scalars));
     let cold_time = started.elapsed();
+    match pollster::block_on(ctx.calibration::<G>()) {
+        Ok(calibration) => print_calibration(&calibration),
+        Err(e) => eprintln!("error: {e}"),
+    }
     // Warm calls interleaved with arkworks on the same input: the median of each.
     let mut warm = Vec::new();
     let mut warm_times = Vec::new();
@@ -224,4 +231,16 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
         profile.host_seconds * 1e3
     );
     profile.result == *expected
+}
+
+/// The kernels the context chose for the curve, and what it measured to choose them.
+fn print_calibration(calibration: &Calibration) {
+    let kernels = calibration.kernels;
+    println!("kernels: field form {:?}, {:?} accumulation", kernels.form, kernels.accumulation);
+    for (form, rate) in &calibration.form_rates {
+        println!("  calibration: {form:?}: {:.2} M mixed additions/s", rate / 1e6);
+    }
+    for (accumulation, seconds) in &calibration.accumulation_seconds {
+        println!("  calibration: {accumulation:?}: {:.2} ms per pass of 2^14", seconds * 1e3);
+    }
 }

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
+use crate::calibrate::{Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
 use crate::combine::{combine_windows, points_from_gpu};
+use crate::curve::CurveSpec;
 use crate::curve::GpuCurve;
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
@@ -33,7 +35,12 @@ pub struct MsmContext {
     /// Unique per context: prepared bases remember which context holds their buffers.
     pub(crate) id: u64,
     gpu: Gpu,
-    kernels: Kernels,
+    /// The field form and accumulation the caller fixed; the rest is calibrated per curve.
+    pub(crate) fixed: Fixed,
+    /// See [`MsmContext::with_calibration_budget`].
+    pub(crate) calibration_budget: f64,
+    /// The kernels of each curve compiled so far (the synchronous size queries read them).
+    kernels: Mutex<HashMap<TypeId, Kernels>>,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     pass_limit: Option<usize>,
     /// Most workspaces per curve (see [`MsmContext::with_max_workspaces`]).
@@ -47,8 +54,23 @@ type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
 
 /// What a context keeps per curve.
 pub(crate) struct CurveRunner {
+    pub(crate) spec: &'static CurveSpec,
+    /// The kernels chosen for the curve, and what was measured to choose them.
+    pub(crate) calibration: Calibration,
     pub(crate) pipelines: CurvePipelines,
     pub(crate) workspaces: WorkspacePool,
+}
+
+impl CurveRunner {
+    /// The field form and accumulation of the pipelines.
+    pub(crate) fn kernels(&self) -> Kernels {
+        self.calibration.kernels
+    }
+
+    /// Buffer sizes of one pass of `plan`.
+    pub(crate) fn buffer_sizes(&self, plan: &Plan) -> BufferSizes {
+        BufferSizes::for_plan(self.spec, self.kernels(), plan)
+    }
 }
 
 impl MsmContext {
@@ -58,9 +80,9 @@ impl MsmContext {
         Self::create(None).await
     }
 
-    /// A context on the default adapter whose shaders use `mul_form` instead of the form
-    /// [`MsmContext::new`] picks for the adapter ([`MulForm::for_adapter`]): to compare forms
-    /// on one's own device, or to override the choice. [`MsmError::RequestDevice`] for
+    /// A context on the default adapter whose shaders use `mul_form` for every curve instead of
+    /// the form calibration picks ([`MsmContext::calibration`]): to compare forms on one's own
+    /// device, or to override the choice. [`MsmError::RequestDevice`] for
     /// [`MulForm::Wide`] on a device without 64-bit integers. Products one after another
     /// (`batched: false`) on llvmpipe fit only inputs whose threads stay within its loop
     /// budget (see [`MulForm::batched`]).
@@ -84,32 +106,41 @@ impl MsmContext {
     }
 
     fn on(gpu: Gpu, mul_form: Option<MulForm>) -> Result<Self, MsmError> {
-        let best = MulForm::for_adapter(gpu.info.device_type, gpu.int64);
-        let mul_form = mul_form.unwrap_or(best);
-        if mul_form.needs_int64() && !gpu.int64 {
+        if let Some(form) = mul_form.filter(|form| form.needs_int64() && !gpu.int64) {
             return Err(MsmError::RequestDevice(format!(
-                "{mul_form:?} needs 64-bit integers (SHADER_INT64), which {} lacks",
+                "{form:?} needs 64-bit integers (SHADER_INT64), which {} lacks",
                 gpu.info.name
             )));
         }
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let kernels = Kernels { form: mul_form, accumulation: Accumulation::default() };
         Ok(MsmContext {
             id,
             gpu,
-            kernels,
+            fixed: Fixed { form: mul_form, accumulation: None },
+            calibration_budget: DEFAULT_CALIBRATION_BUDGET,
+            kernels: Mutex::new(HashMap::new()),
             pass_limit: None,
             max_workspaces: DEFAULT_WORKSPACES,
             curves: Mutex::new(HashMap::new()),
         })
     }
 
-    /// This context with `accumulation` in stage 3 instead of [`Accumulation::Projective`]
-    /// (short Weierstrass curves only, see [`Accumulation::on`]); [`MsmContext::accumulation`]
-    /// says which runs. Call it before the first MSM.
+    /// This context with `accumulation` in stage 3 for every curve instead of the one
+    /// calibration picks (short Weierstrass curves only, see [`Accumulation::on`]);
+    /// [`MsmContext::calibration`] says which runs. Call it before the first MSM.
     pub fn with_accumulation(mut self, accumulation: Accumulation) -> Self {
-        self.kernels.accumulation = accumulation;
+        self.fixed.accumulation = Some(accumulation);
+        self
+    }
+
+    /// This context with another calibration budget: the accumulations are timed on a curve's
+    /// first use only where the projective calibration pass is predicted to take at most
+    /// `seconds` (default [`DEFAULT_CALIBRATION_BUDGET`], which only hardware GPUs meet;
+    /// `f64::INFINITY` times them on every device, at the cost of compiling every candidate).
+    /// See [`crate::calibrate`]. Call it before the first MSM.
+    pub fn with_calibration_budget(mut self, seconds: f64) -> Self {
+        self.calibration_budget = seconds;
         self
     }
 
@@ -138,17 +169,11 @@ impl MsmContext {
         self.max_workspaces
     }
 
-    /// How this context generates field arithmetic: [`MulForm::for_adapter`] (32-bit limbs on
-    /// devices with 64-bit integers, else 13-bit limbs; products batched on software GPUs),
-    /// unless [`MsmContext::with_mul_form`] asked for another form.
-    pub fn mul_form(&self) -> MulForm {
-        self.kernels.form
-    }
-
-    /// How stage 3 accumulates buckets ([`Accumulation::Projective`] unless a test or benchmark
-    /// asked for another).
-    pub fn accumulation(&self) -> Accumulation {
-        self.kernels.accumulation
+    /// The kernels curve `G` runs on this context and what was measured to choose them
+    /// ([`crate::calibrate`]). The first call for a curve calibrates (unless this process
+    /// already did on the same adapter) and compiles its pipelines, as its first MSM would.
+    pub async fn calibration<G: GpuCurve>(&self) -> Result<Calibration, MsmError> {
+        Ok(self.runner::<G>().await?.calibration.clone())
     }
 
     /// Name, backend and device type of the adapter in use.
@@ -158,9 +183,19 @@ impl MsmContext {
 
     /// The most points one GPU pass takes on curve `G` with this device's limits; larger
     /// inputs run as several passes whose results are added.
+    /// Before the curve's first use (when its kernels are not chosen yet), the fewest over the
+    /// kernels the context may choose.
     pub fn max_pass_points<G: GpuCurve>(&self) -> usize {
-        let device = max_points(G::spec(), self.kernels, &self.gpu.limits) as usize;
+        let spec = G::spec();
+        let fits = |kernels| max_points(spec, kernels, &self.gpu.limits) as usize;
+        let device = self.chosen_or_candidates::<G>().into_iter().map(fits).min().expect("at least one candidate");
         self.pass_limit.map_or(device, |limit| limit.min(device))
+    }
+
+    /// The kernels chosen for `G`, or before its first use every candidate.
+    fn chosen_or_candidates<G: GpuCurve>(&self) -> Vec<Kernels> {
+        let chosen = self.kernels.lock().ok().and_then(|k| k.get(&TypeId::of::<G>()).copied());
+        chosen.map_or_else(|| Candidates::new(&self.gpu, G::spec(), self.fixed).all().collect(), |k| vec![k])
     }
 
     /// The largest number of points one call takes on curve `G`: [`MAX_PASSES`] passes of
@@ -178,9 +213,12 @@ impl MsmContext {
     /// Bytes of GPU buffers one pass of `n` points (at most `max_pass_points`) uses on `G`: one
     /// workspace. A curve keeps up to [`MsmContext::max_workspaces`] workspaces, each as large
     /// as the largest pass it has run, so its peak is `max_workspaces` times this for the
-    /// largest pass when that many calls overlap (sequential calls keep one).
+    /// largest pass when that many calls overlap (sequential calls keep one). Before the
+    /// curve's first use, the most over the kernels the context may choose.
     pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
-        self.buffer_sizes::<G>(&Plan::choose(n as u32, G::spec().scalar_bits)).total()
+        let plan = Plan::choose(n as u32, G::spec().scalar_bits);
+        let bytes = |kernels| BufferSizes::for_plan(G::spec(), kernels, &plan).total();
+        self.chosen_or_candidates::<G>().into_iter().map(bytes).max().expect("at least one candidate")
     }
 
     /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
@@ -207,6 +245,7 @@ impl MsmContext {
         if n == 0 {
             return Ok(G::Group::zero());
         }
+        self.runner::<G>().await?; // chooses the kernels, which set the pass size
         let max = self.max_points::<G>();
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
@@ -238,19 +277,14 @@ impl MsmContext {
         let runner = self.runner::<G>().await?;
         let output = {
             // Waits only while max_workspaces other passes on this curve hold theirs.
-            let mut lease = runner.workspaces.lease(&self.buffer_sizes::<G>(plan)).await;
+            let mut lease = runner.workspaces.lease(&runner.buffer_sizes(plan)).await;
             self.run_leased::<G>(&runner, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
         if let PointSource::Upload { first, .. } = points {
             output.faults.check(first)?;
         }
-        Ok((points_from_gpu::<G>(&output.partials, self.kernels.form)?, output.timings))
-    }
-
-    /// Buffer sizes of one pass of `plan` on `G`.
-    pub(crate) fn buffer_sizes<G: GpuCurve>(&self, plan: &Plan) -> BufferSizes {
-        BufferSizes::for_plan(G::spec(), self.kernels, plan)
+        Ok((points_from_gpu::<G>(&output.partials, runner.kernels().form)?, output.timings))
     }
 
     /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,
@@ -265,7 +299,7 @@ impl MsmContext {
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
         let spec = G::spec();
-        let sizes = self.buffer_sizes::<G>(plan);
+        let sizes = runner.buffer_sizes(plan);
         if !lease.covers(&sizes) {
             let fresh = self
                 .gpu
@@ -275,7 +309,7 @@ impl MsmContext {
         }
         let workspace = lease.workspace().expect("covers the plan or was just created");
         let partial_bytes =
-            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(self.kernels.form) * 4) as u64;
+            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
         run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, scalars, partial_bytes, profile).await
     }
 
@@ -292,8 +326,8 @@ impl MsmContext {
         if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
-        let pipelines = CurvePipelines::new(&self.gpu, G::spec(), self.kernels).await?;
-        let runner = Arc::new(CurveRunner { pipelines, workspaces: WorkspacePool::new(self.max_workspaces) });
+        let runner = Arc::new(self.calibrate::<G>().await?);
+        self.kernels.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), runner.kernels());
         *slot = Some(runner.clone());
         Ok(runner)
     }

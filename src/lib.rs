@@ -14,7 +14,8 @@
 //!
 //! Only the per-window sums of the reduction's partial results and Horner's rule run on the
 //! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
-//! 64-bit products on devices with 64-bit integers (native), 13-bit limbs elsewhere (browsers).
+//! 64-bit products or 13-bit limbs, and buckets accumulate projectively or batch-affine: chosen
+//! per device and curve by measuring them there ([`calibrate`]); browsers have only 13-bit limbs.
 //!
 //! ```no_run
 //! # #[cfg(feature = "bn254")]
@@ -34,6 +35,7 @@
 )]
 
 pub mod bytes;
+pub mod calibrate;
 mod clock;
 mod combine;
 pub(crate) mod context;
@@ -56,6 +58,7 @@ mod upload;
 pub mod wasm;
 pub mod wgsl;
 
+pub use calibrate::Calibration;
 pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, GpuCurve, OpMuls};
 pub use error::MsmError;

@@ -53,11 +53,11 @@ impl MsmContext {
     ) -> Result<PreparedBases<G>, MsmError> {
         self.gpu().check_alive()?;
         let n = points.len();
+        let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
         let max = self.max_points::<G>();
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let runner = self.runner::<G>().await?;
         let pass_len = self.pass_len::<G>(n);
         let mut passes = Vec::new();
         for start in (0..n).step_by(pass_len) {
@@ -100,7 +100,7 @@ impl MsmContext {
             let raw_points =
                 empty("prepare raw points", points.byte_len() as u64, storage | wgpu::BufferUsages::COPY_DST);
             write_upload(&gpu.queue, &raw_points, points);
-            let stored_bytes = (count * spec.stored_coords() * spec.packed_words(self.mul_form()) * 4) as u64;
+            let stored_bytes = (count * spec.stored_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
             let pass = PreparedPass {
                 n: count as u32,
                 points: empty("prepared points", stored_bytes, storage),

@@ -3,25 +3,20 @@
 //! waited for on its own), and each step's efficiency under the cost model of [`crate::cost`]:
 //! (counted multiplications ÷ measured rate) ÷ measured time.
 
-use num_bigint::BigUint;
-
+use crate::calibrate::{Bench, Microbenchmark, ADDS_PER_THREAD, MULS_PER_THREAD};
 use crate::clock::now_seconds;
 use crate::combine::combine_windows;
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
 use crate::curve::{scalar_words, GpuCurve};
-use crate::gpu::pipelines::stage_pipelines;
-use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
+use crate::gpu::run::PointSource;
 use crate::plan::Plan;
 use crate::step::Step;
 use crate::upload::{Points, Scalars};
-use crate::wgsl::Stage;
 use crate::{MsmContext, MsmError};
 
 /// Threads of the microbenchmark.
 const BENCH_THREADS: u32 = 16_384;
-/// Dependent multiplications per thread (`CHAIN` in `shaders/benchmarks.wgsl`).
-const BENCH_CHAIN: u64 = 256;
 /// Timed runs of the microbenchmark; the fastest counts (the first also compiles).
 const BENCH_RUNS: usize = 3;
 
@@ -68,60 +63,20 @@ pub struct DeviceRates {
 }
 
 impl MsmContext {
-    /// Measures curve `G`'s [`DeviceRates`] on this device: chains of 256 dependent `field_mul`
-    /// (of 32 mixed additions) in each of 16,384 threads, fastest of three runs each.
+    /// Measures curve `G`'s [`DeviceRates`] on this device, in the field form calibration chose
+    /// for it: chains of 256 dependent `field_mul` (of 32 mixed additions) in each of 16,384
+    /// threads, fastest of three runs each.
     pub async fn device_rates<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
-        use wgpu::util::DeviceExt;
-        let gpu = self.gpu();
-        let spec = G::spec();
-        let field = spec.field_for(self.mul_form());
-        let value = |i: u32| field.limbs_to_storage(&field.limbs_of(&(BigUint::from(i) + (1u64 << 13))));
-        let values: Vec<u32> = (0..BENCH_THREADS).flat_map(value).collect();
-        let stored: Vec<u32> =
-            values.chunks(field.storage_words()).flat_map(|v| v.repeat(spec.stored_coords())).collect();
-        let usage = wgpu::BufferUsages::STORAGE;
-        let buffer = |contents: &[u32]| {
-            gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("microbenchmark"),
-                contents: bytemuck::cast_slice(contents),
-                usage,
-            })
-        };
-        let (pipelines, bind_groups) = gpu
-            .capture(|| {
-                let entries = ["bench_field_mul", "bench_add_stored"];
-                let pipelines = stage_pipelines(&gpu.device, spec, self.mul_form(), Stage::Benchmarks, entries);
-                let (values, stored) = (buffer(&values), buffer(&stored));
-                let bind_groups = [(&pipelines[0], &values, None), (&pipelines[1], &values, Some(&stored))].map(
-                    |(pipeline, values, stored)| {
-                        let mut entries =
-                            vec![wgpu::BindGroupEntry { binding: 0, resource: values.as_entire_binding() }];
-                        if let Some(stored) = stored {
-                            entries.push(wgpu::BindGroupEntry { binding: 1, resource: stored.as_entire_binding() });
-                        }
-                        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("microbenchmark"),
-                            layout: &pipeline.get_bind_group_layout(0),
-                            entries: &entries,
-                        })
-                    },
-                );
-                (pipelines, bind_groups)
-            })
-            .await?;
-        let mut seconds = [f64::INFINITY; 2];
-        for ((pipeline, bind_group), best) in pipelines.iter().zip(&bind_groups).zip(&mut seconds) {
-            for _ in 0..BENCH_RUNS {
-                let started = now_seconds();
-                gpu.capture(|| submit_pass(gpu, pipeline, bind_group, dispatch_size(BENCH_THREADS))).await?;
-                gpu.finish_queue().await?;
-                *best = best.min(now_seconds() - started);
-            }
-        }
+        let form = self.runner::<G>().await?.kernels().form;
+        let (gpu, spec) = (self.gpu(), G::spec());
         let threads = BENCH_THREADS as f64;
+        let mul_seconds =
+            Microbenchmark::new(gpu, spec, form, Bench::FieldMul).await?.seconds(BENCH_THREADS, BENCH_RUNS).await?;
+        let add_seconds =
+            Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.seconds(BENCH_THREADS, BENCH_RUNS).await?;
         Ok(DeviceRates {
-            field_muls_per_second: threads * BENCH_CHAIN as f64 / seconds[0],
-            add_stored_per_second: threads * (BENCH_CHAIN / 8) as f64 / seconds[1],
+            field_muls_per_second: threads * MULS_PER_THREAD as f64 / mul_seconds,
+            add_stored_per_second: threads * ADDS_PER_THREAD as f64 / add_seconds,
         })
     }
 
@@ -136,6 +91,7 @@ impl MsmContext {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
         let n = points.len();
+        self.runner::<G>().await?; // chooses the kernels, which set the pass size
         let max = self.max_pass_points::<G>();
         if n == 0 || n > max {
             return Err(MsmError::InputTooLarge { n, max });

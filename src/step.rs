@@ -79,8 +79,9 @@ impl Buffer {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Accumulation {
     /// Projective mixed additions (11 multiplications on short Weierstrass curves, 7 on twisted
-    /// Edwards), each thread an equal chunk of entries. The default: the fastest measured on
-    /// every device so far (BENCHMARKS.md).
+    /// Edwards), each thread an equal chunk of entries. What runs where calibration does not
+    /// time the accumulations ([`crate::calibrate`]); the fastest measured on every device so
+    /// far (BENCHMARKS.md).
     #[default]
     Projective,
     /// Batch-affine additions over the same chunks, one inversion shared by a batch of chunks

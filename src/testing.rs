@@ -31,7 +31,7 @@ pub fn shared_gpu_form_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
     CONTEXT
         .get_or_init(|| {
-            let int64 = shared_context()?.mul_form().needs_int64();
+            let int64 = shared_context()?.gpu().int64;
             let form = if int64 { MulForm::WIDE_GPU } else { MulForm::ROLLED_GPU };
             or_skip(pollster::block_on(MsmContext::with_mul_form(form)))
         })

@@ -41,6 +41,25 @@ impl CurveFn for MatchesArkworks<'_> {
     }
 }
 
+/// The calibration of a context on the caller's device measured both field forms where the
+/// device has 64-bit integers (the second field) and chose one of them; without, it runs the
+/// 13-bit form unmeasured.
+struct CalibratesForms<'a>(&'a MsmContext, bool);
+
+impl CurveFn for CalibratesForms<'_> {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        let calibration = block_on(self.0.calibration::<G>()).expect("calibrates");
+        let measured: Vec<_> = calibration.form_rates.iter().map(|(form, _)| *form).collect();
+        if self.1 {
+            assert_eq!(measured.len(), 2, "{calibration:?}");
+            assert!(measured.contains(&calibration.kernels.form), "{calibration:?}");
+        } else {
+            assert!(measured.is_empty() && !calibration.kernels.form.needs_int64(), "{calibration:?}");
+        }
+    }
+}
+
 #[test]
 fn msm_runs_on_the_callers_device_which_stays_the_callers() {
     if shared_context().is_none() {
@@ -54,12 +73,7 @@ fn msm_runs_on_the_callers_device_which_stays_the_callers() {
     }));
 
     let ctx = MsmContext::from_wgpu(device.clone(), queue.clone()).expect("a device with default limits suits");
-    let expected_form = if device.features().contains(wgpu::Features::SHADER_INT64) {
-        webgpu_msm::wgsl::MulForm::WIDE
-    } else {
-        webgpu_msm::wgsl::MulForm::ROLLED
-    };
-    assert_eq!(ctx.mul_form(), expected_form);
+    CurveId::ALL[0].call(CalibratesForms(&ctx, device.features().contains(wgpu::Features::SHADER_INT64)));
     CurveId::ALL[0].call(MatchesArkworks(&ctx));
     assert_eq!(caller_errors.load(Ordering::SeqCst), 0, "the MSM raised no error on the caller's handler");
 

@@ -51,6 +51,11 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
     coords.iter().flat_map(|c| m.to_storage(c)).collect()
 }
 
+/// The field form `ctx` runs for `G` (calibrated on first use unless fixed).
+fn form_of<G: GpuCurve>(ctx: &MsmContext) -> MulForm {
+    pollster::block_on(ctx.calibration::<G>()).expect("the curve compiles").kernels.form
+}
+
 /// Runs `entry` of the test kernels with the given storage buffers (binding → contents) and
 /// returns the contents of the `output` binding.
 fn run_test_kernel<G: GpuCurve>(
@@ -62,7 +67,7 @@ fn run_test_kernel<G: GpuCurve>(
 ) -> Vec<u32> {
     use wgpu::util::DeviceExt;
     let gpu = ctx.gpu();
-    let [pipeline] = stage_pipelines(&gpu.device, G::spec(), ctx.mul_form(), Stage::TestOps, [entry]);
+    let [pipeline] = stage_pipelines(&gpu.device, G::spec(), form_of::<G>(ctx), Stage::TestOps, [entry]);
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let buffers: Vec<(u32, wgpu::Buffer)> = inputs
         .iter()
@@ -111,7 +116,7 @@ where
 {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
-    let m = spec.field_for(ctx.mul_form());
+    let m = spec.field_for(form_of::<G>(ctx));
     let mut rng = StdRng::seed_from_u64(7);
     let minus_one = -G::BaseField::ONE;
     let mut pairs: Vec<(G::BaseField, G::BaseField)> = vec![
@@ -153,10 +158,10 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     }
     let lambda = BigUint::from(0x1234_5678u32);
     let point_in: Vec<u32> =
-        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, ctx.mul_form())).collect();
+        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, form_of::<G>(ctx))).collect();
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
+    let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
     let out = run_test_kernel::<G>(
         ctx,
         "test_point_ops",
@@ -164,7 +169,7 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         (4, cases.len() * 4 * point_words),
         cases.len() as u32,
     );
-    let got = points_from_gpu::<G>(&out, ctx.mul_form()).expect("GPU points are on the curve");
+    let got = points_from_gpu::<G>(&out, form_of::<G>(ctx)).expect("GPU points are on the curve");
     for (i, (p, q)) in cases.iter().enumerate() {
         let (p, q) = (p.into_group(), q.into_group());
         let expected = [p + q, p.double(), p + q, p - q];
@@ -201,7 +206,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
 
     // Holds the workspace's lease while reading its buffers, so no other test's call reuses it.
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
-    let mut lease = pollster::block_on(runner.workspaces.lease(&ctx.buffer_sizes::<G>(&plan)));
+    let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
     let output = pollster::block_on(ctx.run_leased::<G>(
         &runner,
         &mut lease,
@@ -212,7 +217,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     ))
     .expect("GPU run");
     output.faults.check(0).expect("valid points");
-    let partials = points_from_gpu::<G>(&output.partials, ctx.mul_form()).expect("GPU points are on the curve");
+    let partials = points_from_gpu::<G>(&output.partials, form_of::<G>(ctx)).expect("GPU points are on the curve");
     let workspace = lease.workspace().expect("workspace");
     let read = |b: Buffer, words: usize| {
         pollster::block_on(ctx.gpu().read_words(workspace.buffer(b), words as u64 * 4)).expect("readback")
@@ -224,12 +229,12 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
     let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
     assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");
-    let stored_words = spec.stored_coords() * spec.packed_words(ctx.mul_form());
+    let stored_words = spec.stored_coords() * spec.packed_words(form_of::<G>(ctx));
     let gpu_points = read(Buffer::Points, n * stored_words);
     for (i, p) in points.iter().enumerate().skip(1) {
         let coords: Vec<BigUint> = gpu_points[i * stored_words..(i + 1) * stored_words]
-            .chunks(spec.packed_words(ctx.mul_form()))
-            .map(|w| spec.field_for(ctx.mul_form()).from_storage(w))
+            .chunks(spec.packed_words(form_of::<G>(ctx)))
+            .map(|w| spec.field_for(form_of::<G>(ctx)).from_storage(w))
             .collect();
         let (x, y) = affine_xy(p);
         let modulus = &spec.field.modulus;
@@ -264,8 +269,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Stage 3: bucket sums from the GPU's own CSR. A bucket is left in pieces: its first in
     // Buckets, then the carries of the later chunks it reaches into (stage 4 adds them). Empty
     // buckets are never written.
-    let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
-    let decode = |words: &[u32]| points_from_gpu::<G>(words, ctx.mul_form()).expect("pieces on curve")[0];
+    let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
+    let decode = |words: &[u32]| points_from_gpu::<G>(words, form_of::<G>(ctx)).expect("pieces on curve")[0];
     let firsts = read(Buffer::Buckets, buckets * point_words);
     let carries = read(Buffer::Carries, plan.total_chunks() as usize * point_words);
     let (n32, s, c) = (plan.n, plan.chunk_len, plan.chunks_per_window);
@@ -309,18 +314,18 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
     let mut raw_in = Vec::new();
     points.iter().for_each(|q| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words(ctx.mul_form());
+    let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
     let out = run_test_kernel::<G>(ctx, "test_chain", &[(3, &raw_in)], (4, n * point_words), 1);
     let mut acc = G::Group::zero();
     let mut wrong = Vec::new();
     for (k, q) in points.iter().enumerate() {
         acc += q;
-        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], ctx.mul_form());
+        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], form_of::<G>(ctx));
         if got.as_ref().map(|g| g[0] != acc).unwrap_or(true) {
             wrong.push(k);
         }
     }
-    let form = ctx.mul_form();
+    let form = form_of::<G>(ctx);
     assert!(
         wrong.is_empty(),
         "{} {form:?}: {} wrong prefixes, first {:?}",
@@ -340,7 +345,7 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
     let Some(ctx) = ctx else { return };
     use pollster::block_on;
     let runner = block_on(ctx.runner::<G>()).expect("runner");
-    let sizes = |n| ctx.buffer_sizes::<G>(&Plan::choose(n, G::spec().scalar_bits));
+    let sizes = |n| runner.buffer_sizes(&Plan::choose(n, G::spec().scalar_bits));
     let (small, large) = (sizes(64), sizes(4096));
     let create = |sizes| Workspace::new(&ctx.gpu().device, &runner.pipelines, sizes, None);
     let id = |w: Option<&Workspace>| w.expect("a workspace").buffer(Buffer::Points).clone();

@@ -56,10 +56,10 @@ impl MulForm {
     /// [`MulForm::WIDE`] with products one after another: the form of hardware GPUs.
     pub const WIDE_GPU: MulForm = MulForm::Wide { rounds: 4, batched: false };
 
-    /// The form a context uses on an adapter of `device_type`, with or without 64-bit integers:
-    /// wide where the device has them; products batched on software GPUs (device type `Cpu`:
-    /// lavapipe, SwiftShader), one after another elsewhere. Browsers report no device type and
-    /// get the batched 13-bit form ([`MulForm::ROLLED`]), which SwiftShader needs.
+    /// The wide (`int64`) or 13-bit form for an adapter of `device_type`: products batched on
+    /// software GPUs (device type `Cpu`: lavapipe, SwiftShader), one after another elsewhere.
+    /// Browsers report no device type and get the batched 13-bit form ([`MulForm::ROLLED`]),
+    /// which SwiftShader needs. Calibration ([`crate::calibrate`]) measures these candidates.
     pub fn for_adapter(device_type: wgpu::DeviceType, int64: bool) -> MulForm {
         let hardware = matches!(
             device_type,
@@ -103,8 +103,8 @@ impl MulForm {
 impl Default for MulForm {
     /// [`MulForm::ROLLED`], which every WebGPU device runs: on lavapipe at 2^16 it runs the
     /// pipeline 10–15% faster than the unrolled form and compiles several times faster;
-    /// SwiftShader only takes this 13-bit form. Contexts pick [`MulForm::WIDE`] instead when the
-    /// device has 64-bit integers.
+    /// SwiftShader only takes this 13-bit form. Contexts choose their form by calibration
+    /// ([`crate::calibrate`]).
     fn default() -> Self {
         MulForm::ROLLED
     }

@@ -1,0 +1,520 @@
+//! Which kernels a context runs for a curve: the field form ([`MulForm`]) and the bucket
+//! accumulation ([`Accumulation`]), chosen when the curve is first used on the device by
+//! measuring the candidates there, unless the caller fixed them
+//! ([`MsmContext::with_mul_form`], [`MsmContext::with_accumulation`]). Results are kept per
+//! adapter and curve for the life of the process, so a second context on the same adapter
+//! measures nothing, and natively also in a file, so later processes measure nothing either:
+//! `calibrations-v1.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
+//! `$XDG_CACHE_HOME/webgpu-msm` or `~/.cache/webgpu-msm`. A file entry is keyed by the adapter,
+//! its driver, the curve, the candidates and their generated microbenchmark code, so a new
+//! driver or changed kernels measure again.
+//!
+//! - **Field form**: on devices with 64-bit integers, 32-bit limbs and 13-bit limbs both run; the
+//!   one whose mixed additions (the accumulation's inner operation, `bench_add_stored`) run
+//!   faster is kept. Without 64-bit integers (browsers) only 13-bit limbs run, and nothing is
+//!   measured. Whether products are batched is not measured: it follows the device type
+//!   ([`MulForm::for_adapter`]), because llvmpipe needs it to stay within its loop budget.
+//! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
+//!   points runs with each accumulation, and the faster is kept. It compiles the curve's
+//!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate of
+//!   mixed additions measured for the form) to take at most the context's calibration budget
+//!   ([`MsmContext::with_calibration_budget`], default [`DEFAULT_CALIBRATION_BUDGET`]): hardware
+//!   GPUs. Slower devices (the software GPUs, lavapipe and SwiftShader, where batch-affine
+//!   measured 1.1–3.8× slower; BENCHMARKS.md) keep [`Accumulation::Projective`] unmeasured, and
+//!   so do devices where the form was not measured (browsers, which lack 64-bit integers, and
+//!   contexts with a fixed form): there is no rate to predict from, and measuring one would cost
+//!   every page load a compilation. An unlimited budget (`f64::INFINITY`) measures the
+//!   accumulations everywhere.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use ark_ff::UniformRand;
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use wgpu::util::DeviceExt;
+
+use crate::clock::now_seconds;
+use crate::context::CurveRunner;
+use crate::curve::registry::with_curve;
+use crate::curve::{CurveId, CurveSpec, GpuCurve};
+use crate::gpu::device::Gpu;
+use crate::gpu::pipelines::{stage_pipelines, CurvePipelines};
+use crate::gpu::run::{dispatch_size, submit_pass, PointSource};
+use crate::gpu::workspace::WorkspacePool;
+use crate::inputs::random_points;
+use crate::plan::Plan;
+use crate::step::{Accumulation, Kernels};
+use crate::upload::{Points, Scalars};
+use crate::wgsl::{MulForm, Stage};
+use crate::{MsmContext, MsmError};
+
+/// Points of the pass that times each accumulation.
+pub const CALIBRATION_POINTS: usize = 1 << 14;
+/// The longest predicted projective calibration pass, in seconds, for which the accumulations
+/// are measured (see the module documentation).
+pub const DEFAULT_CALIBRATION_BUDGET: f64 = 0.005;
+/// A microbenchmark run grows its thread count until one run takes at least this long.
+const MIN_RUN_SECONDS: f64 = 0.005;
+/// Fewest and most threads of a microbenchmark run.
+const MIN_BENCH_THREADS: u32 = 1 << 10;
+const MAX_BENCH_THREADS: u32 = 1 << 18;
+/// Dependent mixed additions per thread of `bench_add_stored` (`CHAIN / 8` in
+/// `shaders/benchmarks.wgsl`).
+pub(crate) const ADDS_PER_THREAD: u64 = 32;
+/// Dependent multiplications per thread of `bench_field_mul` (`CHAIN`).
+pub(crate) const MULS_PER_THREAD: u64 = 256;
+
+/// The kernels chosen for one curve on one device, and what was measured to choose them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Calibration {
+    /// The field form and accumulation the curve's pipelines use.
+    pub kernels: Kernels,
+    /// Mixed additions per second measured for each candidate field form; empty when only one
+    /// form could run (fixed by the caller, or no 64-bit integers).
+    pub form_rates: Vec<(MulForm, f64)>,
+    /// Seconds of one pass of [`CALIBRATION_POINTS`] points with each candidate accumulation;
+    /// empty when only one could run (fixed by the caller, twisted Edwards curves) or when the
+    /// device was predicted too slow for the calibration budget.
+    pub accumulation_seconds: Vec<(Accumulation, f64)>,
+}
+
+/// What the caller fixed; `None` is chosen by calibration.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Fixed {
+    pub(crate) form: Option<MulForm>,
+    pub(crate) accumulation: Option<Accumulation>,
+}
+
+/// The kernels a context may run for a curve.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Candidates {
+    pub(crate) forms: Vec<MulForm>,
+    pub(crate) accumulations: Vec<Accumulation>,
+}
+
+impl Candidates {
+    /// The candidates on `gpu` for `spec`'s curve model, given what the caller fixed.
+    pub(crate) fn new(gpu: &Gpu, spec: &CurveSpec, fixed: Fixed) -> Self {
+        let device_type = gpu.info.device_type;
+        let forms = match fixed.form {
+            Some(form) => vec![form],
+            None if gpu.int64 => {
+                vec![MulForm::for_adapter(device_type, true), MulForm::for_adapter(device_type, false)]
+            }
+            None => vec![MulForm::for_adapter(device_type, false)],
+        };
+        let accumulations = match fixed.accumulation {
+            Some(accumulation) => vec![accumulation.on(&spec.model)],
+            None => {
+                let mut all = vec![Accumulation::Projective, Accumulation::BatchAffine.on(&spec.model)];
+                all.dedup();
+                all
+            }
+        };
+        Candidates { forms, accumulations }
+    }
+
+    /// Every combination.
+    pub(crate) fn all(&self) -> impl Iterator<Item = Kernels> + '_ {
+        self.forms
+            .iter()
+            .flat_map(|&form| self.accumulations.iter().map(move |&accumulation| Kernels { form, accumulation }))
+    }
+}
+
+/// Calibrations of this process, by adapter, curve, candidates and budget.
+fn cache() -> &'static Mutex<HashMap<String, Calibration>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Calibration>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+fn cache_key(gpu: &Gpu, curve: &str, candidates: &Candidates, budget: f64) -> String {
+    let info = &gpu.info;
+    format!(
+        "{:?}|{}|{:x}|{:x}|{}|{}|{curve}|{:?}|{:?}|{budget}",
+        info.backend,
+        info.name,
+        info.vendor,
+        info.device,
+        info.driver,
+        info.driver_info,
+        candidates.forms,
+        candidates.accumulations
+    )
+}
+
+/// A microbenchmark kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bench {
+    /// `bench_field_mul`: [`MULS_PER_THREAD`] dependent multiplications per thread.
+    FieldMul,
+    /// `bench_add_stored`: [`ADDS_PER_THREAD`] dependent mixed additions per thread.
+    AddStored,
+}
+
+/// One microbenchmark kernel of one curve and field form (`shaders/benchmarks.wgsl`).
+pub(crate) struct Microbenchmark<'a> {
+    gpu: &'a Gpu,
+    spec: &'static CurveSpec,
+    form: MulForm,
+    bench: Bench,
+    pipeline: wgpu::ComputePipeline,
+}
+
+impl<'a> Microbenchmark<'a> {
+    /// Compiles `bench` for `spec` in `form`.
+    pub(crate) async fn new(
+        gpu: &'a Gpu,
+        spec: &'static CurveSpec,
+        form: MulForm,
+        bench: Bench,
+    ) -> Result<Self, MsmError> {
+        let entry = match bench {
+            Bench::FieldMul => "bench_field_mul",
+            Bench::AddStored => "bench_add_stored",
+        };
+        let [pipeline] = gpu.capture(|| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry])).await?;
+        Ok(Microbenchmark { gpu, spec, form, bench, pipeline })
+    }
+
+    /// Seconds of one run over `threads` threads, the fastest of `runs` (each is submitted and
+    /// waited for on its own).
+    pub(crate) async fn seconds(&self, threads: u32, runs: usize) -> Result<f64, MsmError> {
+        let bench = self.bench;
+        let gpu = self.gpu;
+        let field = self.spec.field_for(self.form);
+        // 64 distinct field elements, repeated: the formulas' cost does not depend on the values.
+        let pattern: Vec<Vec<u32>> = (0..64u32)
+            .map(|i| field.limbs_to_storage(&field.limbs_of(&num_bigint::BigUint::from(i + (1 << 13)))))
+            .collect();
+        let values: Vec<u32> = (0..threads as usize).flat_map(|i| pattern[i % 64].iter().copied()).collect();
+        let buffer = |contents: &[u32]| {
+            gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("microbenchmark"),
+                contents: bytemuck::cast_slice(contents),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        let pipeline = &self.pipeline;
+        let bind_group = gpu
+            .capture(|| {
+                let values_buffer = buffer(&values);
+                let mut entries =
+                    vec![wgpu::BindGroupEntry { binding: 0, resource: values_buffer.as_entire_binding() }];
+                let stored_buffer;
+                if bench == Bench::AddStored {
+                    let stored: Vec<u32> = values
+                        .chunks(field.storage_words())
+                        .flat_map(|v| v.repeat(self.spec.stored_coords()))
+                        .collect();
+                    stored_buffer = buffer(&stored);
+                    entries.push(wgpu::BindGroupEntry { binding: 1, resource: stored_buffer.as_entire_binding() });
+                }
+                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("microbenchmark"),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                })
+            })
+            .await?;
+        let mut best = f64::INFINITY;
+        for _ in 0..runs {
+            let started = now_seconds();
+            gpu.capture(|| submit_pass(gpu, pipeline, &bind_group, dispatch_size(threads))).await?;
+            gpu.finish_queue().await?;
+            best = best.min(now_seconds() - started);
+        }
+        Ok(best)
+    }
+
+    /// Operations per second (multiplications or mixed additions) over enough threads that a
+    /// run takes at least 5 ms (from 2^10 threads, ×4 at a time, to 2^18), the faster of two
+    /// runs at that size (the very first run also compiles).
+    pub(crate) async fn rate(&self) -> Result<f64, MsmError> {
+        let per_thread = match self.bench {
+            Bench::FieldMul => MULS_PER_THREAD,
+            Bench::AddStored => ADDS_PER_THREAD,
+        };
+        let mut threads = MIN_BENCH_THREADS;
+        loop {
+            let seconds = self.seconds(threads, 1).await?;
+            if seconds >= MIN_RUN_SECONDS || threads >= MAX_BENCH_THREADS {
+                let seconds = seconds.min(self.seconds(threads, 1).await?);
+                return Ok(threads as f64 * per_thread as f64 / seconds);
+            }
+            threads = (threads * 4).min(MAX_BENCH_THREADS);
+        }
+    }
+}
+
+impl MsmContext {
+    /// Chooses the kernels of curve `G` on this device (see the module documentation), or takes
+    /// them from this process's earlier calibration on the same adapter, and compiles them into
+    /// the curve's runner.
+    pub(crate) async fn calibrate<G: GpuCurve>(&self) -> Result<CurveRunner, MsmError> {
+        let gpu = self.gpu();
+        let spec = G::spec();
+        let candidates = Candidates::new(gpu, spec, self.fixed);
+        let key = cache_key(gpu, spec.name, &candidates, self.calibration_budget);
+        let cached = cache().lock().ok().and_then(|cache| cache.get(&key).cloned());
+        #[cfg(not(target_arch = "wasm32"))]
+        let cached = cached.or_else(|| stored::load(&key, spec, &candidates));
+        if let Some(calibration) = cached {
+            let mut runner = self.compile::<G>(calibration.kernels).await?;
+            runner.calibration = calibration;
+            return Ok(runner);
+        }
+        let mut form_rates = Vec::new();
+        if candidates.forms.len() > 1 {
+            for &form in &candidates.forms {
+                form_rates.push((form, Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.rate().await?));
+            }
+        }
+        let form = best_of(&form_rates).unwrap_or(candidates.forms[0]);
+
+        let mut accumulation_seconds = Vec::new();
+        let mut runner = None;
+        if candidates.accumulations.len() > 1 {
+            // The pass's predicted time, from the rate measured for the form; unknown (and so
+            // within only an unlimited budget) where the form was not measured.
+            let plan = Plan::choose(CALIBRATION_POINTS as u32, spec.scalar_bits);
+            let predicted = form_rates
+                .iter()
+                .find(|(f, _)| *f == form)
+                .map_or(f64::INFINITY, |(_, add_rate)| plan.additions() as f64 / add_rate);
+            if predicted <= self.calibration_budget {
+                let (points, scalars) = calibration_inputs::<G>();
+                let mut fastest: Option<(f64, CurveRunner)> = None;
+                for &accumulation in &candidates.accumulations {
+                    let candidate = self.compile::<G>(Kernels { form, accumulation }).await?;
+                    let seconds = self.time_pass::<G>(&candidate, &points, &scalars).await?;
+                    accumulation_seconds.push((accumulation, seconds));
+                    if fastest.as_ref().is_none_or(|(best, _)| seconds < *best) {
+                        fastest = Some((seconds, candidate));
+                    }
+                }
+                runner = fastest.map(|(_, runner)| runner);
+            }
+        }
+        let accumulation = accumulation_seconds
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(candidates.accumulations[0], |(accumulation, _)| *accumulation);
+        let calibration = Calibration { kernels: Kernels { form, accumulation }, form_rates, accumulation_seconds };
+        let mut runner = match runner {
+            Some(runner) => runner,
+            None => self.compile::<G>(calibration.kernels).await?,
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        stored::save(&key, spec, &candidates, &calibration);
+        if let Ok(mut cache) = cache().lock() {
+            cache.insert(key, calibration.clone());
+        }
+        runner.calibration = calibration;
+        Ok(runner)
+    }
+
+    /// [`MsmContext::calibration`] of the curve named by `curve` (the bytes and JS APIs).
+    pub async fn calibration_of(&self, curve: CurveId) -> Result<Calibration, MsmError> {
+        with_curve!(curve, G => self.calibration::<G>().await)
+    }
+
+    /// Compiles `G`'s pipelines with `kernels` into a runner with an empty workspace pool.
+    async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
+        let pipelines = CurvePipelines::new(self.gpu(), G::spec(), kernels).await?;
+        let calibration = Calibration { kernels, form_rates: Vec::new(), accumulation_seconds: Vec::new() };
+        Ok(CurveRunner {
+            spec: G::spec(),
+            calibration,
+            pipelines,
+            workspaces: WorkspacePool::new(self.max_workspaces()),
+        })
+    }
+
+    /// Seconds of one warm pass on `runner` (the faster of two, after one that warms it up).
+    async fn time_pass<G: GpuCurve>(
+        &self,
+        runner: &CurveRunner,
+        points: &[G],
+        scalars: &[G::ScalarField],
+    ) -> Result<f64, MsmError> {
+        let (points, scalars) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
+        let plan = Plan::choose(points.len() as u32, G::spec().scalar_bits)
+            .with_inputs(points.plan_inputs() | scalars.plan_inputs());
+        let mut lease = runner.workspaces.lease(&runner.buffer_sizes(&plan)).await;
+        let mut best = f64::INFINITY;
+        for run in 0..3 {
+            let source = PointSource::Upload { points: &points, first: 0 };
+            let started = now_seconds();
+            let output = self.run_leased::<G>(runner, &mut lease, &plan, source, &scalars, false).await?;
+            output.faults.check(0)?;
+            if run > 0 {
+                best = best.min(now_seconds() - started);
+            }
+        }
+        Ok(best)
+    }
+}
+
+/// The form with the highest rate.
+fn best_of(rates: &[(MulForm, f64)]) -> Option<MulForm> {
+    rates.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|(form, _)| *form)
+}
+
+/// Fixed random inputs of the accumulation calibration.
+fn calibration_inputs<G: GpuCurve>() -> (Vec<G>, Vec<G::ScalarField>) {
+    let mut rng = StdRng::seed_from_u64(2026);
+    let points = random_points::<G, _>(CALIBRATION_POINTS, &mut rng);
+    let scalars = (0..CALIBRATION_POINTS).map(|_| G::ScalarField::rand(&mut rng)).collect();
+    (points, scalars)
+}
+
+/// The calibration file of native builds (see the module documentation). Reading or writing it
+/// never fails a call: without a usable file, calibrations are measured again.
+#[cfg(not(target_arch = "wasm32"))]
+mod stored {
+    use std::hash::{Hash, Hasher};
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+
+    use super::{Calibration, Candidates};
+    use crate::curve::CurveSpec;
+    use crate::step::Kernels;
+    use crate::wgsl::{compose, Stage};
+
+    fn path() -> Option<PathBuf> {
+        let dir = match std::env::var_os("WEBGPU_MSM_CACHE_DIR") {
+            Some(dir) if dir.is_empty() => return None,
+            Some(dir) => PathBuf::from(dir),
+            None => std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?
+                .join("webgpu-msm"),
+        };
+        Some(dir.join("calibrations-v1.txt"))
+    }
+
+    /// The key of an entry: the in-process key and the candidates' microbenchmark code.
+    fn entry_key(key: &str, spec: &CurveSpec, candidates: &Candidates) -> String {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut hasher);
+        for &form in &candidates.forms {
+            compose(spec, Stage::Benchmarks, form).hash(&mut hasher);
+        }
+        format!("{:016x}", hasher.finish())
+    }
+
+    fn numbers(values: impl Iterator<Item = f64>) -> String {
+        let list: Vec<String> = values.map(|v| format!("{v:e}")).collect();
+        if list.is_empty() {
+            "-".into()
+        } else {
+            list.join(",")
+        }
+    }
+
+    fn parse(list: &str) -> Option<Vec<f64>> {
+        if list == "-" {
+            return Some(Vec::new());
+        }
+        list.split(',').map(|v| v.parse().ok()).collect()
+    }
+
+    /// The entry for `key`, if the file has one (the last one written wins).
+    pub(super) fn load(key: &str, spec: &CurveSpec, candidates: &Candidates) -> Option<Calibration> {
+        load_from(&path()?, key, spec, candidates)
+    }
+
+    fn load_from(path: &Path, key: &str, spec: &CurveSpec, candidates: &Candidates) -> Option<Calibration> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let wanted = entry_key(key, spec, candidates);
+        let line = text.lines().rev().find(|line| line.split(' ').next() == Some(wanted.as_str()))?;
+        let fields: Vec<&str> = line.split(' ').collect();
+        let [_, form, accumulation, rates, seconds] = fields[..] else { return None };
+        let form = *candidates.forms.get(form.parse::<usize>().ok()?)?;
+        let accumulation = *candidates.accumulations.get(accumulation.parse::<usize>().ok()?)?;
+        let (rates, seconds) = (parse(rates)?, parse(seconds)?);
+        let measured = |len: usize, count: usize| len == 0 || len == count;
+        if !measured(rates.len(), candidates.forms.len()) || !measured(seconds.len(), candidates.accumulations.len()) {
+            return None;
+        }
+        Some(Calibration {
+            kernels: Kernels { form, accumulation },
+            form_rates: candidates.forms.iter().copied().zip(rates).collect(),
+            accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
+        })
+    }
+
+    /// Appends an entry for `key` unless nothing was measured.
+    pub(super) fn save(key: &str, spec: &CurveSpec, candidates: &Candidates, calibration: &Calibration) {
+        if calibration.form_rates.is_empty() && calibration.accumulation_seconds.is_empty() {
+            return;
+        }
+        if let Some(path) = path() {
+            save_to(&path, key, spec, candidates, calibration);
+        }
+    }
+
+    fn save_to(path: &Path, key: &str, spec: &CurveSpec, candidates: &Candidates, calibration: &Calibration) {
+        let kernels = calibration.kernels;
+        let (Some(form), Some(accumulation)) = (
+            candidates.forms.iter().position(|&f| f == kernels.form),
+            candidates.accumulations.iter().position(|&a| a == kernels.accumulation),
+        ) else {
+            return;
+        };
+        let line = format!(
+            "{} {form} {accumulation} {} {}\n",
+            entry_key(key, spec, candidates),
+            numbers(calibration.form_rates.iter().map(|(_, rate)| *rate)),
+            numbers(calibration.accumulation_seconds.iter().map(|(_, seconds)| *seconds)),
+        );
+        let append = || -> std::io::Result<()> {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            // One write of one short line in append mode: concurrent processes do not interleave.
+            std::fs::OpenOptions::new().create(true).append(true).open(path)?.write_all(line.as_bytes())
+        };
+        if let Err(e) = append() {
+            log::debug!("calibration not saved to {}: {e}", path.display());
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::step::Accumulation;
+        use crate::wgsl::MulForm;
+
+        /// An entry read back equals the one written; the last entry for a key wins, other keys
+        /// and lines that do not parse are passed over, and a missing file gives nothing.
+        #[test]
+        fn entries_round_trip_through_the_file() {
+            let spec = crate::CurveId::ALL[0].spec();
+            let dir = std::env::temp_dir().join(format!("webgpu-msm-calibration-{}", std::process::id()));
+            let path = dir.join("calibrations-v1.txt");
+            let candidates = Candidates {
+                forms: vec![MulForm::WIDE, MulForm::ROLLED],
+                accumulations: vec![Accumulation::Projective, Accumulation::BatchAffine],
+            };
+            assert_eq!(load_from(&path, "key", spec, &candidates), None);
+            let measured = |form, accumulation, rates: [f64; 2], seconds: Vec<f64>| Calibration {
+                kernels: Kernels { form, accumulation },
+                form_rates: candidates.forms.iter().copied().zip(rates).collect(),
+                accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
+            };
+            let first = measured(MulForm::WIDE, Accumulation::Projective, [1.5e7, 3.25e6], vec![]);
+            let second = measured(MulForm::ROLLED, Accumulation::BatchAffine, [1.0 / 3.0, 2.0], vec![0.075, 0.0125]);
+            let other = measured(MulForm::WIDE, Accumulation::BatchAffine, [1.0, 2.0], vec![2.0, 1.0]);
+            save_to(&path, "key", spec, &candidates, &first);
+            assert_eq!(load_from(&path, "key", spec, &candidates), Some(first));
+            std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"garbage line\n").unwrap();
+            save_to(&path, "key", spec, &candidates, &second);
+            save_to(&path, "another key", spec, &candidates, &other);
+            assert_eq!(load_from(&path, "key", spec, &candidates), Some(second));
+            assert_eq!(load_from(&path, "another key", spec, &candidates), Some(other));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The kernels a context chooses per curve (`webgpu_msm::calibrate`): what it measures, what the
+//! caller's overrides fix, that a second context on the same adapter reuses the choice, and that
+//! every choice computes arkworks' result. No assertion depends on which candidate is faster.
+//! Runs on the default adapter (lavapipe in CI); without one it prints SKIPPED, and fails when
+//! `CI=true`.
+
+use ark_ec::VariableBaseMSM;
+use ark_ff::UniformRand;
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use pollster::block_on;
+use webgpu_msm::inputs::random_points;
+use webgpu_msm::step::Accumulation;
+use webgpu_msm::testing::shared_context;
+use webgpu_msm::wgsl::MulForm;
+use webgpu_msm::{Calibration, CurveFn, CurveId, CurveModel, GpuCurve, MsmContext};
+
+/// Asserts `ctx` computes arkworks' MSM on `G` with whatever kernels it chose.
+fn matches_arkworks<G: GpuCurve>(ctx: &MsmContext) {
+    let mut rng = StdRng::seed_from_u64(7);
+    let points: Vec<G> = random_points::<G, _>(300, &mut rng);
+    let scalars: Vec<G::ScalarField> = (0..300).map(|_| G::ScalarField::rand(&mut rng)).collect();
+    let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+    assert_eq!(block_on(ctx.msm(&points, &scalars)), Ok(expected), "{}", G::ID);
+}
+
+fn calibration<G: GpuCurve>(ctx: &MsmContext) -> Calibration {
+    block_on(ctx.calibration::<G>()).unwrap_or_else(|e| panic!("{} calibrates: {e}", G::ID))
+}
+
+fn is_short_weierstrass<G: GpuCurve>() -> bool {
+    match G::spec().model {
+        CurveModel::ShortWeierstrassA0 { .. } => true,
+        CurveModel::TwistedEdwardsAMinus1 { .. } => false,
+    }
+}
+
+/// The default context's choice for every curve: one of the forms the device runs (both
+/// measured where it has 64-bit integers), the projective accumulation unmeasured on a device
+/// too slow for the budget or a measured one, the faster of those measured.
+struct DefaultChoice;
+
+impl CurveFn for DefaultChoice {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        let Some(ctx) = shared_context() else { return };
+        let chosen = calibration::<G>(ctx);
+        if chosen.form_rates.is_empty() {
+            assert!(!chosen.kernels.form.needs_int64(), "only the 13-bit form runs without 64-bit integers");
+        } else {
+            assert_eq!(chosen.form_rates.len(), 2, "{chosen:?}");
+            let fastest = chosen.form_rates.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("two rates");
+            assert_eq!(chosen.kernels.form, fastest.0, "the faster measured form: {chosen:?}");
+        }
+        match chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
+            Some((fastest, _)) => assert_eq!(chosen.kernels.accumulation, *fastest, "{chosen:?}"),
+            None => assert_eq!(chosen.kernels.accumulation, Accumulation::Projective, "{chosen:?}"),
+        }
+        if !is_short_weierstrass::<G>() {
+            assert!(chosen.accumulation_seconds.is_empty(), "twisted Edwards runs projective only: {chosen:?}");
+        }
+        matches_arkworks::<G>(ctx);
+    }
+}
+
+#[test]
+fn the_default_context_runs_the_faster_measured_kernels_on_every_curve() {
+    for curve in CurveId::ALL {
+        curve.call(DefaultChoice);
+    }
+}
+
+/// A second context on the same adapter takes the first one's calibration (the same
+/// measurements, not new ones).
+struct Reused;
+
+impl CurveFn for Reused {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        let Some(first) = shared_context() else { return };
+        let second = block_on(MsmContext::new()).expect("a second context on the same adapter");
+        assert_eq!(calibration::<G>(&second), calibration::<G>(first), "{}", G::ID);
+    }
+}
+
+#[test]
+fn a_second_context_on_the_adapter_reuses_the_calibration() {
+    CurveId::ALL[0].call(Reused);
+}
+
+/// What the caller fixes is not measured: `with_mul_form` fixes the form, `with_accumulation`
+/// the accumulation (projective on twisted Edwards curves, which have no other).
+struct Overrides;
+
+impl CurveFn for Overrides {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        if shared_context().is_none() {
+            return;
+        }
+        let ctx = block_on(MsmContext::with_mul_form(MulForm::ROLLED))
+            .expect("every adapter runs the 13-bit form")
+            .with_accumulation(Accumulation::BatchAffine);
+        let chosen = calibration::<G>(&ctx);
+        let expected = if is_short_weierstrass::<G>() { Accumulation::BatchAffine } else { Accumulation::Projective };
+        assert_eq!(chosen.kernels.form, MulForm::ROLLED);
+        assert_eq!(chosen.kernels.accumulation, expected);
+        assert!(chosen.form_rates.is_empty() && chosen.accumulation_seconds.is_empty(), "{chosen:?}");
+        matches_arkworks::<G>(&ctx);
+    }
+}
+
+#[test]
+fn fixed_kernels_are_not_measured() {
+    for curve in CurveId::ALL {
+        curve.call(Overrides);
+    }
+}
+
+/// With an unlimited budget the accumulations are timed on every device (lavapipe included)
+/// and the faster is kept.
+struct FullCalibration;
+
+impl CurveFn for FullCalibration {
+    type Output = bool;
+    fn call<G: GpuCurve>(self) -> bool {
+        if !is_short_weierstrass::<G>() {
+            return false;
+        }
+        let Some(_) = shared_context() else { return true };
+        let ctx = block_on(MsmContext::new()).expect("adapter").with_calibration_budget(f64::INFINITY);
+        let chosen = calibration::<G>(&ctx);
+        let measured: Vec<Accumulation> = chosen.accumulation_seconds.iter().map(|(a, _)| *a).collect();
+        assert_eq!(measured, [Accumulation::Projective, Accumulation::BatchAffine], "{chosen:?}");
+        let fastest = chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("two");
+        assert_eq!(chosen.kernels.accumulation, fastest.0, "{chosen:?}");
+        matches_arkworks::<G>(&ctx);
+        true
+    }
+}
+
+#[test]
+fn an_unlimited_budget_times_both_accumulations() {
+    // One short Weierstrass curve is enough: it compiles the curve twice.
+    let _ = CurveId::ALL.iter().any(|curve| curve.call(FullCalibration));
+}
