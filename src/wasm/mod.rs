@@ -9,6 +9,7 @@
 //!   static create(): Promise<MsmContext>;
 //!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
 //!   prepare(curve: Curve, points: Uint8Array): Promise<PreparedBases>;
+//!   kernels(curve: Curve): Promise<Kernels>; // { limbBits: 13 | 32, accumulation: "projective" | "batch-affine" }
 //!   readonly adapterInfo: string;
 //!   readonly backend: string;
 //!   free(): void;
@@ -44,6 +45,13 @@ pub use demo::{arkworks_msm, random_inputs};
 const CURVE_TYPE: &str = r#"
 /** The curves this build of the package supports. */
 export type Curve = keyof CurveNames;
+/** The kernels a curve runs on a device (`MsmContext.kernels`). */
+export interface Kernels {
+  /** Bits per limb of field elements: 13, or 32 with 64-bit products (native devices only). */
+  limbBits: 13 | 32;
+  /** How buckets are accumulated. */
+  accumulation: "projective" | "batch-affine";
+}
 "#;
 
 /// The names of the curves this build supports, in registry order.
@@ -127,6 +135,25 @@ impl JsMsmContext {
         future_to_promise(async move {
             let bases = inner.prepare_bytes(curve.parse().map_err(js_error)?, &points).await.map_err(js_error)?;
             Ok(JsPreparedBases { context: inner, bases: Rc::new(bases) }.into())
+        })
+    }
+
+    /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
+    /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, accumulation:
+    /// "projective" | "batch-affine" }`. Browsers lack 64-bit integers, so `limbBits` is 13.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
+    pub fn kernels(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let kernels = inner.calibration_of(curve.parse().map_err(js_error)?).await.map_err(js_error)?.kernels;
+            let object = js_sys::Object::new();
+            Reflect::set(&object, &"limbBits".into(), &kernels.form.limb_bits().into())?;
+            let accumulation = match kernels.accumulation {
+                crate::step::Accumulation::Projective => "projective",
+                crate::step::Accumulation::BatchAffine => "batch-affine",
+            };
+            Reflect::set(&object, &"accumulation".into(), &accumulation.into())?;
+            Ok(object.into())
         })
     }
 

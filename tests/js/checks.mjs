@@ -223,6 +223,16 @@ export async function runChecks(m, { curves = m.curves(), sizes, log = console.l
   if (!ctx) return tally;
   try {
     for (const curve of curves) await checkCurve(m, ctx, curve, tally, { sizes });
+    // Browsers, Node and Deno expose no 64-bit integers to WebGPU: the 13-bit form, and the
+    // projective accumulation (the form is not measured, so neither are the accumulations).
+    await tally.check(`${curves[0]}: kernels()`, async () => {
+      const kernels = await ctx.kernels(curves[0]);
+      if (kernels.limbBits !== 13 || kernels.accumulation !== "projective") {
+        throw new Error(`kernels ${JSON.stringify(kernels)}`);
+      }
+      await expectRejection(ctx.kernels("secp256k1"), /^unknown curve "secp256k1"/);
+      return JSON.stringify(kernels);
+    });
     // The shared context of the top-level msm(), once: it compiles its own pipelines.
     await tally.check(`${curves[0]}: msm() on the shared context`, async () => {
       const { g } = CURVES[curves[0]];
