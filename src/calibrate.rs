@@ -54,7 +54,7 @@ pub const CALIBRATION_POINTS: usize = 1 << 14;
 /// are measured (see the module documentation).
 pub const DEFAULT_CALIBRATION_BUDGET: f64 = 0.005;
 /// A microbenchmark run grows its thread count until one run takes at least this long.
-const MIN_RUN_SECONDS: f64 = 0.005;
+const MIN_RUN_SECONDS: f64 = 0.02;
 /// Fewest and most threads of a microbenchmark run.
 const MIN_BENCH_THREADS: u32 = 1 << 10;
 const MAX_BENCH_THREADS: u32 = 1 << 18;
@@ -227,14 +227,15 @@ impl<'a> Microbenchmark<'a> {
         Ok(best)
     }
 
-    /// Operations per second (multiplications or mixed additions) over enough threads that a
-    /// run takes at least 5 ms (from 2^10 threads, ×4 at a time, to 2^18), the faster of two
-    /// runs at that size (the very first run also compiles).
+    /// Operations per second (multiplications or mixed additions): after one run that compiles
+    /// the kernel, over enough threads that a run takes at least 20 ms (from 2^10 threads, ×4
+    /// at a time, to 2^18), the faster of two runs at that size.
     pub(crate) async fn rate(&self) -> Result<f64, MsmError> {
         let per_thread = match self.bench {
             Bench::FieldMul => MULS_PER_THREAD,
             Bench::AddStored => ADDS_PER_THREAD,
         };
+        self.seconds(MIN_BENCH_THREADS, 1).await?;
         let mut threads = MIN_BENCH_THREADS;
         loop {
             let seconds = self.seconds(threads, 1).await?;
