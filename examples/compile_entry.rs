@@ -5,7 +5,7 @@
 //! [--entry NAME] [--dump DIR]`
 //!
 //! `--field narrow|wide` compiles the form a context would use on this adapter
-//! ([`MulForm::for_adapter`]: products one after another on hardware GPUs, batched on software
+//! ([`MulForm::for_device`]: products one after another on hardware GPUs, batched on software
 //! ones); `narrow-batched` and `wide-batched` force the batched forms.
 //!
 //! Without `--entry` every entry point of every stage of the curve (or of `--stage`) is compiled in
@@ -34,10 +34,10 @@ fn main() {
     let spec: &CurveSpec = curve.spec();
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
-    let device_type = adapter.get_info().device_type;
+    let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
     let form = match value("--field").as_deref().unwrap_or("narrow") {
-        "narrow" => MulForm::for_adapter(device_type, false),
-        "wide" => MulForm::for_adapter(device_type, true),
+        "narrow" => MulForm::for_device(software, false),
+        "wide" => MulForm::for_device(software, true),
         "narrow-batched" => MulForm::ROLLED,
         "wide-batched" => MulForm::WIDE,
         other => panic!("unknown --field {other}"),

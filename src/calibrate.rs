@@ -13,7 +13,7 @@
 //!   one whose mixed additions (the accumulation's inner operation, `bench_add_stored`) run
 //!   faster is kept. Without 64-bit integers (browsers) only 13-bit limbs run, and nothing is
 //!   measured. Whether products are batched is not measured: it follows the device type
-//!   ([`MulForm::for_adapter`]), because llvmpipe needs it to stay within its loop budget.
+//!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget.
 //! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
 //!   points runs with each accumulation, and the faster is kept. It compiles the curve's
 //!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate of
@@ -95,13 +95,12 @@ pub(crate) struct Candidates {
 impl Candidates {
     /// The candidates on `gpu` for `spec`'s curve model, given what the caller fixed.
     pub(crate) fn new(gpu: &Gpu, spec: &CurveSpec, fixed: Fixed) -> Self {
-        let device_type = gpu.info.device_type;
         let forms = match fixed.form {
             Some(form) => vec![form],
             None if gpu.int64 => {
-                vec![MulForm::for_adapter(device_type, true), MulForm::for_adapter(device_type, false)]
+                vec![MulForm::for_device(gpu.software, true), MulForm::for_device(gpu.software, false)]
             }
-            None => vec![MulForm::for_adapter(device_type, false)],
+            None => vec![MulForm::for_device(gpu.software, false)],
         };
         let accumulations = match fixed.accumulation {
             Some(accumulation) => vec![accumulation.on(&spec.model)],

@@ -27,6 +27,23 @@ pub(crate) fn required_limits() -> wgpu::Limits {
     }
 }
 
+/// Words that name software GPUs in adapter descriptions (lower case): Mesa's llvmpipe
+/// (lavapipe) and softpipe, Google's SwiftShader, Microsoft's WARP (also "Microsoft Basic Render
+/// Driver", matched as a phrase).
+const SOFTWARE_GPUS: [&str; 5] = ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"];
+
+/// Whether an adapter is a software GPU: wgpu's device type `Cpu` (natively, and for a browser's
+/// fallback adapter), or a software GPU's name among the words of its `description`. Browsers
+/// report no device type, so on the web the name is what tells SwiftShader (Chrome: "google /
+/// swiftshader / ") or Deno's lavapipe ("… / llvmpipe (LLVM 15.0.6, 256 bits)") from a GPU.
+pub(crate) fn is_software(device_type: wgpu::DeviceType, description: &str) -> bool {
+    let lower = description.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    device_type == wgpu::DeviceType::Cpu
+        || SOFTWARE_GPUS.iter().any(|name| words.contains(name))
+        || lower.contains("basic render")
+}
+
 /// A WebGPU device with its queue, and what happened to it.
 pub(crate) struct Gpu {
     /// The logical device.
@@ -39,6 +56,12 @@ pub(crate) struct Gpu {
     pub limits: wgpu::Limits,
     /// Whether the device was created with wgpu's `SHADER_INT64` (64-bit integers in WGSL).
     pub int64: bool,
+    /// Whether the adapter is a software GPU ([`is_software`]).
+    pub software: bool,
+    /// The browser's "vendor / architecture / description" of the adapter (the JS API's
+    /// `adapterInfo`).
+    #[cfg(target_arch = "wasm32")]
+    pub description: String,
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -48,6 +71,8 @@ impl Gpu {
     /// what runs here runs in browsers too, and with `SHADER_INT64` where the adapter has it
     /// (native Vulkan, Metal and DX12 devices; never browsers) for the 32-bit-limb field form.
     pub(crate) async fn new() -> Result<Self, MsmError> {
+        #[cfg(target_arch = "wasm32")]
+        let browser_description = super::browser::adapter_description().await?;
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = instance
             .request_adapter(&wgpu::RequestAdapterOptions {
@@ -78,7 +103,22 @@ impl Gpu {
         // logged rather than panicking (wgpu's default handler panics).
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("uncaptured wgpu error: {e}")));
         let int64 = features.contains(wgpu::Features::SHADER_INT64);
-        Ok(Gpu { device, queue, info: adapter.get_info(), limits, int64, lost })
+        let info = adapter.get_info();
+        #[cfg(not(target_arch = "wasm32"))]
+        let software = is_software(info.device_type, &info.name);
+        #[cfg(target_arch = "wasm32")]
+        let (software, description) = (is_software(info.device_type, &browser_description), browser_description);
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            int64,
+            software,
+            #[cfg(target_arch = "wasm32")]
+            description,
+            lost,
+        })
     }
 
     /// The caller's device and queue, checked against [`required_limits`]: an
@@ -97,7 +137,18 @@ impl Gpu {
         }
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         let info = device.adapter_info();
-        Ok(Gpu { device, queue, info, limits, int64, lost: Arc::new(Mutex::new(None)) })
+        let software = is_software(info.device_type, &info.name);
+        Ok(Gpu {
+            #[cfg(target_arch = "wasm32")]
+            description: info.name.clone(),
+            device,
+            queue,
+            info,
+            limits,
+            int64,
+            software,
+            lost: Arc::new(Mutex::new(None)),
+        })
     }
 
     /// `Err(DeviceLost)` once the device has been lost.
@@ -238,7 +289,7 @@ impl Gpu {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use super::Gpu;
+    use super::{is_software, Gpu};
     use crate::MsmError;
 
     /// A loss that wgpu reports itself (here a `destroy` behind the flag's back, reported at the
@@ -286,5 +337,28 @@ mod tests {
         let gpu = pollster::block_on(Gpu::new()).expect("adapter");
         gpu.destroy("test");
         assert_eq!(gpu.check_alive(), Err(MsmError::DeviceLost("Destroyed: test".into())));
+    }
+
+    /// The descriptions the project's software GPUs give (native lavapipe, Chrome, Node's Dawn
+    /// and Deno on SwiftShader or lavapipe) are software; hardware GPUs' are not.
+    #[test]
+    fn software_gpus_are_told_by_device_type_or_name() {
+        let (cpu, other, discrete) = (wgpu::DeviceType::Cpu, wgpu::DeviceType::Other, wgpu::DeviceType::DiscreteGpu);
+        assert!(is_software(cpu, "llvmpipe (LLVM 15.0.6, 256 bits)"));
+        assert!(is_software(cpu, ""), "a browser's fallback adapter");
+        for software in [
+            "google / swiftshader / ",
+            "google / swiftshader / SwiftShader driver 5.0.0",
+            "65541 /  / llvmpipe (LLVM 15.0.6, 256 bits)",
+            "Microsoft Basic Render Driver",
+        ] {
+            assert!(is_software(other, software), "{software}");
+        }
+        for hardware in
+            ["nvidia / ampere / ", "amd / rdna-2 / AMD Radeon RX 6800", "apple / metal-3 / ", "intel / gen-12lp / "]
+        {
+            assert!(!is_software(other, hardware), "{hardware}");
+        }
+        assert!(!is_software(discrete, "NVIDIA H100 80GB HBM3"));
     }
 }

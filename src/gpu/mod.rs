@@ -1,6 +1,8 @@
 //! Everything that talks to wgpu: device set-up, compiled pipelines, reusable buffers and the
 //! encoding of one MSM.
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod browser;
 pub(crate) mod device;
 pub(crate) mod pipelines;
 pub(crate) mod run;

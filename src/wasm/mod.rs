@@ -9,7 +9,7 @@
 //!   static create(): Promise<MsmContext>;
 //!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
 //!   prepare(curve: Curve, points: Uint8Array): Promise<PreparedBases>;
-//!   kernels(curve: Curve): Promise<Kernels>; // { limbBits: 13 | 32, accumulation: "projective" | "batch-affine" }
+//!   kernels(curve: Curve): Promise<Kernels>; // { limbBits, batched, accumulation }
 //!   readonly adapterInfo: string;
 //!   readonly backend: string;
 //!   free(): void;
@@ -28,7 +28,7 @@ use std::rc::Rc;
 
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::future_to_promise;
 
 use crate::bytes::{check_lengths_of, PreparedBytes};
 use crate::curve::CurveId;
@@ -49,6 +49,8 @@ export type Curve = keyof CurveNames;
 export interface Kernels {
   /** Bits per limb of field elements: 13, or 32 with 64-bit products (native devices only). */
   limbBits: 13 | 32;
+  /** Whether independent products advance together (software GPUs) or one after another. */
+  batched: boolean;
   /** How buckets are accumulated. */
   accumulation: "projective" | "batch-affine";
 }
@@ -64,45 +66,10 @@ fn js_error(e: MsmError) -> JsValue {
     JsError::new(&e.to_string()).into()
 }
 
-/// "vendor / architecture / description" of the browser's default WebGPU adapter, read from
-/// `GPUAdapter.info` (wgpu's `AdapterInfo` is empty on the web).
-async fn browser_adapter_info() -> Result<String, MsmError> {
-    let unavailable = |why: &str| MsmError::NoAdapter(why.to_string());
-    // wgpu reads navigator.gpu only in a Window or a worker, and traps (aborting the module)
-    // where neither exists, as in Node.js: reject first, saying what to define.
-    let global = js_sys::global();
-    let scope = |name: &str| Reflect::has(&global, &name.into()).unwrap_or(false);
-    if !scope("Window") && !scope("WorkerGlobalScope") {
-        return Err(unavailable(
-            "neither Window nor WorkerGlobalScope is defined, and wgpu looks for navigator.gpu only there \
-             (in Node.js define globalThis.WorkerGlobalScope; see the README)",
-        ));
-    }
-    let navigator = Reflect::get(&global, &"navigator".into()).map_err(|_| unavailable("no navigator"))?;
-    let gpu = Reflect::get(&navigator, &"gpu".into()).map_err(|_| unavailable("navigator.gpu is missing"))?;
-    if gpu.is_undefined() || gpu.is_null() {
-        return Err(unavailable("navigator.gpu is missing"));
-    }
-    let request: js_sys::Function = Reflect::get(&gpu, &"requestAdapter".into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(|| unavailable("navigator.gpu.requestAdapter is missing"))?;
-    let promise: Promise =
-        request.call0(&gpu).ok().and_then(|p| p.dyn_into().ok()).ok_or_else(|| unavailable("requestAdapter failed"))?;
-    let adapter = JsFuture::from(promise).await.map_err(|_| unavailable("requestAdapter rejected"))?;
-    if adapter.is_null() || adapter.is_undefined() {
-        return Err(unavailable("requestAdapter returned null"));
-    }
-    let info = Reflect::get(&adapter, &"info".into()).unwrap_or(JsValue::UNDEFINED);
-    let field = |name: &str| Reflect::get(&info, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
-    Ok(format!("{} / {} / {}", field("vendor"), field("architecture"), field("description")))
-}
-
 /// A WebGPU device with compiled pipelines; create once, call `msm` many times.
 #[wasm_bindgen(js_name = MsmContext)]
 pub struct JsMsmContext {
     inner: Rc<crate::MsmContext>,
-    adapter_info: String,
 }
 
 #[wasm_bindgen(js_class = MsmContext)]
@@ -110,9 +77,8 @@ impl JsMsmContext {
     /// Requests the adapter and device once. Rejects with "WebGPU unavailable: …" without WebGPU.
     #[wasm_bindgen(unchecked_return_type = "MsmContext")]
     pub async fn create() -> Result<JsMsmContext, JsValue> {
-        let adapter_info = browser_adapter_info().await.map_err(js_error)?;
         let inner = Rc::new(crate::MsmContext::new().await.map_err(js_error)?);
-        Ok(JsMsmContext { inner, adapter_info })
+        Ok(JsMsmContext { inner })
     }
 
     /// Σ kᵢ·Pᵢ; see the crate README for the byte encodings.
@@ -139,8 +105,10 @@ impl JsMsmContext {
     }
 
     /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
-    /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, accumulation:
-    /// "projective" | "batch-affine" }`. Browsers lack 64-bit integers, so `limbBits` is 13.
+    /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, batched: boolean,
+    /// accumulation: "projective" | "batch-affine" }`. Browsers lack 64-bit integers, so
+    /// `limbBits` is 13; products are batched on software GPUs (SwiftShader, llvmpipe), one
+    /// after another on hardware GPUs.
     #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
     pub fn kernels(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
         let inner = self.inner.clone();
@@ -148,6 +116,7 @@ impl JsMsmContext {
             let kernels = inner.calibration_of(curve.parse().map_err(js_error)?).await.map_err(js_error)?.kernels;
             let object = js_sys::Object::new();
             Reflect::set(&object, &"limbBits".into(), &kernels.form.limb_bits().into())?;
+            Reflect::set(&object, &"batched".into(), &kernels.form.batched().into())?;
             let accumulation = match kernels.accumulation {
                 crate::step::Accumulation::Projective => "projective",
                 crate::step::Accumulation::BatchAffine => "batch-affine",
@@ -160,7 +129,7 @@ impl JsMsmContext {
     /// Vendor / architecture / description of the adapter.
     #[wasm_bindgen(getter, js_name = adapterInfo)]
     pub fn adapter_info(&self) -> String {
-        self.adapter_info.clone()
+        self.inner.gpu().description.clone()
     }
 
     /// The wgpu backend computing the results ("BrowserWebGpu" in a browser).
@@ -221,7 +190,6 @@ pub fn msm(
         // The curve name and the buffers' lengths are checked before touching WebGPU, so they
         // are reported as such everywhere; points are checked by the GPU.
         check_lengths_of(curve.parse().map_err(js_error)?, &points, &scalars).map_err(js_error)?;
-        browser_adapter_info().await.map_err(js_error)?;
         let ctx = crate::context::default_context().await.map_err(js_error)?;
         run_msm(&ctx, &curve, &points, &scalars).await
     })

@@ -56,20 +56,16 @@ impl MulForm {
     /// [`MulForm::WIDE`] with products one after another: the form of hardware GPUs.
     pub const WIDE_GPU: MulForm = MulForm::Wide { rounds: 4, batched: false };
 
-    /// The wide (`int64`) or 13-bit form for an adapter of `device_type`: products batched on
-    /// software GPUs (device type `Cpu`: lavapipe, SwiftShader), one after another elsewhere.
-    /// Browsers report no device type and get the batched 13-bit form ([`MulForm::ROLLED`]),
-    /// which SwiftShader needs. Calibration ([`crate::calibrate`]) measures these candidates.
-    pub fn for_adapter(device_type: wgpu::DeviceType, int64: bool) -> MulForm {
-        let hardware = matches!(
-            device_type,
-            wgpu::DeviceType::DiscreteGpu | wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::VirtualGpu
-        );
-        match (int64, hardware) {
-            (true, true) => MulForm::WIDE_GPU,
-            (true, false) => MulForm::WIDE,
-            (false, true) => MulForm::ROLLED_GPU,
-            (false, false) => MulForm::ROLLED,
+    /// The wide (`int64`) or 13-bit form for a software or hardware GPU: products batched on
+    /// software GPUs (lavapipe, SwiftShader; natively wgpu's device type `Cpu`, in browsers told
+    /// by the adapter's name), one after another on hardware GPUs. Calibration
+    /// ([`crate::calibrate`]) measures these candidates.
+    pub fn for_device(software: bool, int64: bool) -> MulForm {
+        match (int64, software) {
+            (true, false) => MulForm::WIDE_GPU,
+            (true, true) => MulForm::WIDE,
+            (false, false) => MulForm::ROLLED_GPU,
+            (false, true) => MulForm::ROLLED,
         }
     }
 
