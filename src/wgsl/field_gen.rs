@@ -14,7 +14,7 @@ use num_bigint::BigUint;
 use crate::curve::{CurveModel, CurveSpec};
 use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
 
-use super::field_wide;
+use super::{field_packed, field_wide};
 
 /// How `field_mul` is generated; both compute the same function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,6 +82,13 @@ impl MulForm {
         }
     }
 
+    /// Whether field values live packed between operations, two 13-bit limbs per u32 (see
+    /// [`super::field_packed`]): the 13-bit form of hardware GPUs, whose register budget the
+    /// curve formulas exceed with one limb per u32.
+    pub fn packed_values(self) -> bool {
+        matches!(self, MulForm::Rolled { batched: false, .. })
+    }
+
     /// Bits per limb of this form's field elements.
     pub fn limb_bits(self) -> u32 {
         match self {
@@ -122,7 +129,11 @@ pub(super) fn field_literal(limbs: impl IntoIterator<Item = String>, n: usize) -
     format!("Field(array<u32, {n}>({}))", parts.join(", "))
 }
 
-fn field_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery) -> String {
+/// A `Field` constant; packed (see [`field_packed`]) when `packed`.
+fn field_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery, packed: bool) -> String {
+    if packed {
+        return field_packed::packed_const(name, doc, value, f);
+    }
     let limbs = f.limbs_of(value).into_iter().map(|l| format!("{l}u"));
     format!("// {doc}\nconst {name} = {};\n", field_literal(limbs, f.limbs))
 }
@@ -133,6 +144,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     let f = spec.field_for(form);
     let n = f.limbs;
     let bits = f.limb_bits;
+    let packed = form.packed_values();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -141,7 +153,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
          // −p⁻¹ mod 2^{bits}\n\
          const MU: u32 = {}u;\n\
          // An element in Montgomery form, R = 2^({bits}·LIMBS), one {bits}-bit limb per u32.\n\
-         struct Field {{ l: array<u32, {n}> }}\n\
+         {}\
          // Storage layout: {}.\n\
          struct PackedField {{ w: array<u32, {}> }}\n\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
@@ -152,58 +164,77 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         f.modulus.bits(),
         spec.name,
         f.mu,
+        if packed { String::new() } else { format!("struct Field {{ l: array<u32, {n}> }}\n") },
         if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
         f.storage_words(),
         spec.coord_words,
         form.batched(),
     );
-    out += &field_const("P", "the modulus p", &f.modulus, f);
-    out += &field_const("FIELD_ZERO", "0", &BigUint::default(), f);
-    out += &field_const("FIELD_ONE", "1 in Montgomery form: R mod p", &f.r_mod_p, f);
-    out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, f);
+    if packed {
+        out += &field_packed::packed_operations(spec, f);
+    }
+    // The modulus is only used by the limb arithmetic.
+    out += &field_packed::limb_level_if(packed, &field_const("P", "the modulus p", &f.modulus, f, false));
+    out += &field_const("FIELD_ZERO", "0", &BigUint::default(), f, packed);
+    out += &field_const("FIELD_ONE", "1 in Montgomery form: R mod p", &f.r_mod_p, f, packed);
+    out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, f, packed);
     // arkworks keeps a·R_ark with R_ark = 2^(32·coord_words); one field_mul by R²/R_ark turns
     // that into a·R (R_ark = R for 32-bit limbs, so the product is then the input itself).
     let r_ark = BigUint::from(1u32) << (32 * spec.coord_words);
     let ark_to_mont = (&f.r2_mod_p * r_ark.modinv(&f.modulus).expect("p is odd")) % &f.modulus;
-    out +=
-        &field_const("ARK_TO_MONT", "R²/R_ark mod p: field_mul by it turns arkworks' form into ours", &ark_to_mont, f);
-    out += &curve_constants(spec, f);
+    out += &field_const(
+        "ARK_TO_MONT",
+        "R²/R_ark mod p: field_mul by it turns arkworks' form into ours",
+        &ark_to_mont,
+        f,
+        packed,
+    );
+    out += &curve_constants(spec, f, packed);
     if let MulForm::Wide { rounds, batched } = form {
         out += &field_wide::arithmetic(spec, f, rounds, batched);
     } else {
         let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
-        for gen in [reduce_once, add, sub] {
-            out += &gen(spec);
-        }
         let rounds = match form {
             MulForm::Rolled { rounds, .. } => rounds,
             _ => spec.field.limbs,
         };
-        out += &mul(spec, rounds, form.batched());
-        for gen in [pack, unpack, from_words] {
-            out += &gen(spec);
+        if packed {
+            let limbs: String =
+                [reduce_once(spec), add(spec), sub(spec), mul_products(n, rounds, 1), from_words(spec)].concat();
+            out += &field_packed::limb_level(&limbs);
+            out += &batches_of_field_mul();
+        } else {
+            for gen in [reduce_once, add, sub] {
+                out += &gen(spec);
+            }
+            out += &mul(spec, rounds, form.batched());
+            for gen in [pack, unpack, from_words] {
+                out += &gen(spec);
+            }
         }
     }
     out += &words_below_p(spec);
-    out += &field_eq(n);
+    if !packed {
+        out += &field_eq(n);
+    }
     out += &super::inversion::inversion_constants(f);
     out
 }
 
 /// Curve coefficients in Montgomery form.
-fn curve_constants(spec: &CurveSpec, f: &Montgomery) -> String {
+fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
     let mont = |v: &BigUint| (v * &f.r_mod_p) % &f.modulus;
     match &spec.model {
         CurveModel::ShortWeierstrassA0 { b } => {
             let b3 = (b * 3u32) % &f.modulus;
-            let mut out = field_const("B", "b, Montgomery form", &mont(b), f);
-            out += &field_const("B3", "3·b, Montgomery form", &mont(&b3), f);
+            let mut out = field_const("B", "b, Montgomery form", &mont(b), f, packed);
+            out += &field_const("B3", "3·b, Montgomery form", &mont(&b3), f, packed);
             out += &mul_by_small_const("mul_by_b3", &b3);
             out
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
-            field_const("D2", "2·d, Montgomery form", &mont(&d2), f)
+            field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
         }
     }
 }

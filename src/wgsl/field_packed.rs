@@ -1,0 +1,102 @@
+//! The 13-bit form of hardware GPUs keeps field values packed between operations: a `Field` is
+//! its storage layout, two 13-bit limbs per u32 (15 words for a 30-limb field instead of 30),
+//! and each operation unpacks its operands into `Limbs`, runs the straight-line limb arithmetic
+//! of [`super::field_gen`], and packs its result. A projective point of a 30-limb field then
+//! holds 45 registers instead of 90, which is what a real GPU compiler needs to fit the curve
+//! formulas and one multiplication's working set into its register budget
+//! (`../shared/tools/gpu-isa-stats`, BENCHMARKS.md). Software GPUs keep unpacked values
+//! ([`super::MulForm::packed_values`]): there the packing is only extra instructions.
+
+use std::fmt::Write;
+
+use num_bigint::BigUint;
+
+use crate::curve::CurveSpec;
+use crate::limbs::{pack_limbs, Montgomery};
+
+/// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
+/// `FieldXK` stays (the batches are written on packed values), and every `field_*` function
+/// becomes `limbs_*`. Identifiers are matched whole, so `PackedField` is left alone.
+pub(super) fn limb_level(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    let mut ident = String::new();
+    let flush = |ident: &mut String, out: &mut String| {
+        match ident.as_str() {
+            "Field" => out.push_str("Limbs"),
+            name if name.starts_with("field_") => {
+                out.push_str("limbs_");
+                out.push_str(&name["field_".len()..]);
+            }
+            name => out.push_str(name),
+        }
+        ident.clear();
+    };
+    for c in code.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            ident.push(c);
+        } else {
+            flush(&mut ident, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut ident, &mut out);
+    out
+}
+
+/// [`limb_level`] of `code` when values are `packed`, else `code`.
+pub(super) fn limb_level_if(packed: bool, code: &str) -> String {
+    if packed {
+        limb_level(code)
+    } else {
+        code.to_string()
+    }
+}
+
+/// A packed `Field` constant of `value` (already in the form it is used in).
+pub(super) fn packed_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery) -> String {
+    let words: Vec<String> = pack_limbs(&f.limbs_of(value)).into_iter().map(|w| format!("{w}u")).collect();
+    format!("// {doc}\nconst {name} = Field(array<u32, {}>({}));\n", words.len(), words.join(", "))
+}
+
+/// The types and the packed operations over the limb-level `limbs_*` functions.
+pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
+    let (n, words) = (spec.field.limbs, f.storage_words());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "// A value between operations: two limbs per u32 (even limb in the low half).\n\
+         struct Field {{ w: array<u32, {words}> }}\n\
+         // A value inside an operation: one 13-bit limb per u32.\n\
+         struct Limbs {{ l: array<u32, {n}> }}"
+    );
+    let unpacked: Vec<String> = (0..n)
+        .map(|j| if j % 2 == 0 { format!("a.w[{}] & 0xffffu", j / 2) } else { format!("a.w[{}] >> 16u", j / 2) })
+        .collect();
+    let _ = writeln!(
+        out,
+        "fn limbs_of(a: Field) -> Limbs {{\n    return Limbs(array<u32, {n}>({}));\n}}",
+        unpacked.join(", ")
+    );
+    let packed: Vec<String> = (0..words).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
+    let _ = writeln!(
+        out,
+        "fn field_of(a: Limbs) -> Field {{\n    return Field(array<u32, {words}>({}));\n}}",
+        packed.join(", ")
+    );
+    for op in ["add", "sub", "mul"] {
+        let _ = writeln!(
+            out,
+            "fn field_{op}(a: Field, b: Field) -> Field {{\n    return field_of(limbs_{op}(limbs_of(a), limbs_of(b)));\n}}"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "fn field_from_words(w: Words) -> Field {{\n    return field_of(limbs_from_words(w));\n}}\n\
+         fn field_pack(a: Field) -> PackedField {{\n    return PackedField(a.w);\n}}\n\
+         fn field_unpack(p: PackedField) -> Field {{\n    return Field(p.w);\n}}"
+    );
+    // Values are kept below p, so equal values have equal words.
+    let diffs: Vec<String> = (0..words).map(|k| format!("(a.w[{k}] ^ b.w[{k}])")).collect();
+    let _ = writeln!(out, "fn field_eq(a: Field, b: Field) -> bool {{\n    return ({}) == 0u;\n}}", diffs.join(" | "));
+    out
+}
