@@ -199,8 +199,11 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
             _ => spec.field.limbs,
         };
         if packed {
+            // a's words per loop iteration: about rounds / 2 (two limbs each), dividing them.
+            let words = (1..=rounds.div_ceil(2)).rev().find(|w| (n / 2).is_multiple_of(*w)).expect("1 divides");
             let limbs: String =
-                [reduce_once(spec), add(spec), sub(spec), mul_products(n, rounds, 1), from_words(spec)].concat();
+                [reduce_once(spec), add(spec), sub(spec), field_packed::mul_packed_a(n, words), from_words(spec)]
+                    .concat();
             out += &field_packed::limb_level(&limbs);
             out += &batches_of_field_mul();
         } else {
@@ -384,27 +387,34 @@ const MAX_BATCH: usize = 6;
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
 /// together; `rounds == n` emits no loop at all (the unrolled form).
 fn mul_products(n: usize, rounds: usize, k: usize) -> String {
-    let round = |c: &mut Code, d: usize, r: usize, i: usize| {
-        c.line(d, format!("let x = t{i}_0 + a{i}_{r} * b{i}.l[0];"));
-        c.line(d, "let m = (x * MU) & LIMB_MASK;");
-        c.line(d, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
-        for j in 1..n {
-            let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
-            let carry = if j == 1 { " + carry" } else { "" };
-            c.line(d, format!("t{i}_{} = {prev}a{i}_{r} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
-        }
-    };
-    let finish = |c: &mut Code, i: usize| {
-        for j in 0..n - 1 {
-            let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
-            c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
-        }
-        let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
-        limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
-        field_literal(limbs, n)
-    };
+    let round = |c: &mut Code, d: usize, r: usize, i: usize| mont_round(c, d, &format!("a{i}_{r}"), i, n);
     // Carries are resolved once, after the last round (the accumulators never overflow).
-    mul_frame(MulFrame { n, rounds, k, accumulators: n - 1 }, round, finish)
+    mul_frame(MulFrame { n, rounds, k, accumulators: n - 1 }, round, |c, i| mont_finish(c, i, n))
+}
+
+/// One round of the 13-bit Montgomery multiplication of product `i`: adds `a·b` for the limb
+/// `a` (an expression) and `m·p`, and shifts the accumulators `t{i}_*` down one limb.
+pub(super) fn mont_round(c: &mut Code, d: usize, a: &str, i: usize, n: usize) {
+    c.line(d, format!("let x = t{i}_0 + {a} * b{i}.l[0];"));
+    c.line(d, "let m = (x * MU) & LIMB_MASK;");
+    c.line(d, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
+    for j in 1..n {
+        let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
+        let carry = if j == 1 { " + carry" } else { "" };
+        c.line(d, format!("t{i}_{} = {prev}{a} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
+    }
+}
+
+/// After the last round: resolves the accumulators' carries; returns product `i` as a literal
+/// (below 2p).
+pub(super) fn mont_finish(c: &mut Code, i: usize, n: usize) -> String {
+    for j in 0..n - 1 {
+        let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
+        c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
+    }
+    let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
+    limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
+    field_literal(limbs, n)
 }
 
 /// The shape of a generated multiplication: limbs, rounds per loop iteration, products, and

@@ -1,7 +1,8 @@
 //! The 13-bit form of hardware GPUs keeps field values packed between operations: a `Field` is
 //! its storage layout, two 13-bit limbs per u32 (15 words for a 30-limb field instead of 30),
 //! and each operation unpacks its operands into `Limbs`, runs the straight-line limb arithmetic
-//! of [`super::field_gen`], and packs its result. A projective point of a 30-limb field then
+//! of [`super::field_gen`], and packs its result (the multiplication reads `a`'s packed words
+//! directly, [`mul_packed_a`]). A projective point of a 30-limb field then
 //! holds 45 registers instead of 90, which is what a real GPU compiler needs to fit the curve
 //! formulas and one multiplication's working set into its register budget
 //! (`../shared/tools/gpu-isa-stats`, BENCHMARKS.md). Software GPUs keep unpacked values
@@ -13,6 +14,8 @@ use num_bigint::BigUint;
 
 use crate::curve::CurveSpec;
 use crate::limbs::{pack_limbs, Montgomery};
+
+use super::field_gen::{mont_finish, mont_round, Code};
 
 /// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
 /// `FieldXK` stays (the batches are written on packed values), and every `field_*` function
@@ -83,7 +86,11 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
         "fn field_of(a: Limbs) -> Field {{\n    return Field(array<u32, {words}>({}));\n}}",
         packed.join(", ")
     );
-    for op in ["add", "sub", "mul"] {
+    let _ = writeln!(
+        out,
+        "fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(PackedField(a.w), limbs_of(b)));\n}}"
+    );
+    for op in ["add", "sub"] {
         let _ = writeln!(
             out,
             "fn field_{op}(a: Field, b: Field) -> Field {{\n    return field_of(limbs_{op}(limbs_of(a), limbs_of(b)));\n}}"
@@ -99,4 +106,64 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
     let diffs: Vec<String> = (0..words).map(|k| format!("(a.w[{k}] ^ b.w[{k}])")).collect();
     let _ = writeln!(out, "fn field_eq(a: Field, b: Field) -> bool {{\n    return ({}) == 0u;\n}}", diffs.join(" | "));
     out
+}
+
+/// `field_mul_packed(a, b)` at the limb level (renamed `limbs_mul_packed` by [`limb_level`]):
+/// the Montgomery multiplication of [`super::field_gen`] with `a` kept packed, its words shifting
+/// down as the loop consumes two limbs from each (`words` per iteration), so it holds half the
+/// registers `a`'s limbs would.
+pub(super) fn mul_packed_a(n: usize, words: usize) -> String {
+    let all = n / 2;
+    assert!(
+        n.is_multiple_of(2) && words > 0 && all.is_multiple_of(words),
+        "{words} words per iteration must divide {all}"
+    );
+    let mut c = Code::default();
+    c.line(0, "fn field_mul_packed(a0: PackedField, b0: Field) -> Field {");
+    for k in 0..all {
+        c.line(1, format!("var w{k}: u32 = a0.w[{k}];"));
+    }
+    for j in 0..n - 1 {
+        c.line(1, format!("var t0_{j}: u32 = 0u;"));
+    }
+    // Break at the bottom, as in the unpacked form (llvmpipe counts back-edges).
+    c.line(1, "var k = 0u;");
+    c.line(1, "loop {");
+    for q in 0..words {
+        for (half, limb) in [("& 0xffffu", "low"), (">> 16u", "high")] {
+            c.line(2, format!("{{ // the {limb} limb of word {q}"));
+            c.line(3, format!("let limb = w{q} {half};"));
+            mont_round(&mut c, 3, "limb", 0, n);
+            c.line(2, "}");
+        }
+    }
+    c.line(2, format!("// Next {words} words of a."));
+    for j in 0..all - words {
+        c.line(2, format!("w{j} = w{};", j + words));
+    }
+    c.line(2, format!("k = k + {}u;", 2 * words));
+    c.line(2, "if (k >= LIMBS) { break; }");
+    c.line(1, "}");
+    let result = mont_finish(&mut c, 0, n);
+    c.line(1, format!("return field_reduce_once({result});"));
+    c.line(0, "}");
+    c.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::limb_level;
+
+    /// Whole identifiers are renamed: `Field` and `field_*`, not `PackedField`, `FieldX2` or a
+    /// name that merely contains them.
+    #[test]
+    fn limb_level_renames_whole_identifiers() {
+        let code = "fn field_add(a: Field, b: Field) -> Field { return field_reduce_once(Field(x)); }\n\
+                    fn f(p: PackedField, q: FieldX2, my_field_x: u32) -> Field {}";
+        assert_eq!(
+            limb_level(code),
+            "fn limbs_add(a: Limbs, b: Limbs) -> Limbs { return limbs_reduce_once(Limbs(x)); }\n\
+             fn f(p: PackedField, q: FieldX2, my_field_x: u32) -> Limbs {}"
+        );
+    }
 }
