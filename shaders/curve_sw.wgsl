@@ -55,11 +55,21 @@ fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field
 
 // RCB algorithm 7.
 fn point_add(p: Point, q: Point) -> Point {
-    let m = field_mul_x6(
-        p.x, q.x, p.y, q.y, p.z, q.z,
-        field_add(p.x, p.y), field_add(q.x, q.y),
-        field_add(p.y, p.z), field_add(q.y, q.z),
-        field_add(p.x, p.z), field_add(q.x, q.z));
+    var m: FieldX6;
+    if (PRODUCTS_BATCHED) {
+        m = field_mul_x6(
+            p.x, q.x, p.y, q.y, p.z, q.z,
+            field_add(p.x, p.y), field_add(q.x, q.y),
+            field_add(p.y, p.z), field_add(q.y, q.z),
+            field_add(p.x, p.z), field_add(q.x, q.z));
+    } else {
+        // One product at a time, each sum formed where it is used: fewer values live at once.
+        m = FieldX6(array<Field, 6>(
+            field_mul(p.x, q.x), field_mul(p.y, q.y), field_mul(p.z, q.z),
+            field_mul(field_add(p.x, p.y), field_add(q.x, q.y)),
+            field_mul(field_add(p.y, p.z), field_add(q.y, q.z)),
+            field_mul(field_add(p.x, p.z), field_add(q.x, q.z))));
+    }
     var t0 = m.r[0];
     var t1 = m.r[1];
     var t2 = m.r[2];
