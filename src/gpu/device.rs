@@ -102,13 +102,26 @@ impl Gpu {
         // Errors are captured with error scopes around each call; anything that escapes them is
         // logged rather than panicking (wgpu's default handler panics).
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("uncaptured wgpu error: {e}")));
-        let int64 = features.contains(wgpu::Features::SHADER_INT64);
-        let info = adapter.get_info();
         #[cfg(not(target_arch = "wasm32"))]
-        let software = is_software(info.device_type, &info.name);
+        let description = adapter.get_info().name;
         #[cfg(target_arch = "wasm32")]
-        let (software, description) = (is_software(info.device_type, &browser_description), browser_description);
-        Ok(Gpu {
+        let description = browser_description;
+        Ok(Gpu::assemble(device, queue, limits, description, lost))
+    }
+
+    /// A `Gpu` of `device`, whose adapter describes itself as `description` (what tells a
+    /// software GPU, [`is_software`]).
+    fn assemble(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        limits: wgpu::Limits,
+        description: String,
+        lost: Arc<Mutex<Option<String>>>,
+    ) -> Gpu {
+        let info = device.adapter_info();
+        let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
+        let software = is_software(info.device_type, &description);
+        Gpu {
             device,
             queue,
             info,
@@ -118,7 +131,7 @@ impl Gpu {
             #[cfg(target_arch = "wasm32")]
             description,
             lost,
-        })
+        }
     }
 
     /// The caller's device and queue, checked against [`required_limits`]: an
@@ -135,20 +148,8 @@ impl Gpu {
         if let Some(e) = short {
             return Err(e);
         }
-        let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
-        let info = device.adapter_info();
-        let software = is_software(info.device_type, &info.name);
-        Ok(Gpu {
-            #[cfg(target_arch = "wasm32")]
-            description: info.name.clone(),
-            device,
-            queue,
-            info,
-            limits,
-            int64,
-            software,
-            lost: Arc::new(Mutex::new(None)),
-        })
+        let description = device.adapter_info().name;
+        Ok(Gpu::assemble(device, queue, limits, description, Arc::new(Mutex::new(None))))
     }
 
     /// `Err(DeviceLost)` once the device has been lost.
