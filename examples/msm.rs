@@ -17,6 +17,7 @@ use std::time::Instant;
 use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
+use webgpu_msm::calibrate::Bench;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
@@ -237,8 +238,12 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
 fn print_calibration(calibration: &Calibration) {
     let kernels = calibration.kernels;
     println!("kernels: field form {:?}, {:?} accumulation", kernels.form, kernels.accumulation);
+    let unit = match calibration.form_benchmark {
+        Bench::FieldMul => "field multiplications",
+        Bench::AddStored => "mixed additions",
+    };
     for (form, rate) in &calibration.form_rates {
-        println!("  calibration: {form:?}: {:.2} M mixed additions/s", rate / 1e6);
+        println!("  calibration: {form:?}: {:.2} M {unit}/s", rate / 1e6);
     }
     for (accumulation, seconds) in &calibration.accumulation_seconds {
         println!("  calibration: {accumulation:?}: {:.2} ms per pass of 2^14", seconds * 1e3);

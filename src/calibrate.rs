@@ -9,9 +9,12 @@
 //! its driver, the curve, the candidates and their generated microbenchmark code, so a new
 //! driver or changed kernels measure again.
 //!
-//! - **Field form**: on devices with 64-bit integers, 32-bit limbs and 13-bit limbs both run; the
-//!   one whose mixed additions (the accumulation's inner operation, `bench_add_stored`) run
-//!   faster is kept. Without 64-bit integers (browsers) only 13-bit limbs run, and nothing is
+//! - **Field form**: on devices with 64-bit integers, 32-bit limbs and 13-bit limbs both run, and
+//!   the faster is kept. Hardware GPUs time mixed additions (`bench_add_stored`, the
+//!   accumulation's inner operation), because there the curve formulas' register pressure
+//!   decides (a form whose multiplication is faster can still spill); software GPUs, which have
+//!   no register budget to exceed, time multiplications (`bench_field_mul`), whose kernels
+//!   compile in a tenth of the time on lavapipe (the first run on a machine pays it). Without 64-bit integers (browsers) only 13-bit limbs run, and nothing is
 //!   measured. Whether products are batched is not measured: it follows the device type
 //!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget.
 //! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
@@ -69,9 +72,13 @@ pub(crate) const MULS_PER_THREAD: u64 = 256;
 pub struct Calibration {
     /// The field form and accumulation the curve's pipelines use.
     pub kernels: Kernels,
-    /// Mixed additions per second measured for each candidate field form; empty when only one
-    /// form could run (fixed by the caller, or no 64-bit integers).
+    /// Operations per second of [`Calibration::form_benchmark`] measured for each candidate
+    /// field form; empty when only one form could run (fixed by the caller, or no 64-bit
+    /// integers).
     pub form_rates: Vec<(MulForm, f64)>,
+    /// What the form rates count: multiplications on software GPUs, mixed additions on
+    /// hardware GPUs (see the module documentation).
+    pub form_benchmark: Bench,
     /// Seconds of one pass of [`CALIBRATION_POINTS`] points with each candidate accumulation;
     /// empty when only one could run (fixed by the caller, twisted Edwards curves) or when the
     /// device was predicted too slow for the calibration budget.
@@ -90,6 +97,8 @@ pub(crate) struct Fixed {
 pub(crate) struct Candidates {
     pub(crate) forms: Vec<MulForm>,
     pub(crate) accumulations: Vec<Accumulation>,
+    /// What the forms are measured with.
+    pub(crate) benchmark: Bench,
 }
 
 impl Candidates {
@@ -110,7 +119,8 @@ impl Candidates {
                 all
             }
         };
-        Candidates { forms, accumulations }
+        let benchmark = if gpu.software { Bench::FieldMul } else { Bench::AddStored };
+        Candidates { forms, accumulations, benchmark }
     }
 
     /// Every combination.
@@ -130,7 +140,7 @@ fn cache() -> &'static Mutex<HashMap<String, Calibration>> {
 fn cache_key(gpu: &Gpu, curve: &str, candidates: &Candidates, budget: f64) -> String {
     let info = &gpu.info;
     format!(
-        "{:?}|{}|{:x}|{:x}|{}|{}|{curve}|{:?}|{:?}|{budget}",
+        "{:?}|{}|{:x}|{:x}|{}|{}|{curve}|{:?}|{:?}|{:?}|{budget}",
         info.backend,
         info.name,
         info.vendor,
@@ -138,13 +148,15 @@ fn cache_key(gpu: &Gpu, curve: &str, candidates: &Candidates, budget: f64) -> St
         info.driver,
         info.driver_info,
         candidates.forms,
-        candidates.accumulations
+        candidates.accumulations,
+        candidates.benchmark
     )
 }
 
-/// A microbenchmark kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Bench {
+/// A microbenchmark kernel (`shaders/benchmarks.wgsl`): what a field form's rate is measured
+/// with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bench {
     /// `bench_field_mul`: [`MULS_PER_THREAD`] dependent multiplications per thread.
     FieldMul,
     /// `bench_add_stored`: [`ADDS_PER_THREAD`] dependent mixed additions per thread.
@@ -267,7 +279,8 @@ impl MsmContext {
         let mut form_rates = Vec::new();
         if candidates.forms.len() > 1 {
             for &form in &candidates.forms {
-                form_rates.push((form, Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.rate().await?));
+                let bench = Microbenchmark::new(gpu, spec, form, candidates.benchmark).await?;
+                form_rates.push((form, bench.rate().await?));
             }
         }
         let form = best_of(&form_rates).unwrap_or(candidates.forms[0]);
@@ -278,10 +291,13 @@ impl MsmContext {
             // The pass's predicted time, from the rate measured for the form; unknown (and so
             // within only an unlimited budget) where the form was not measured.
             let plan = Plan::choose(CALIBRATION_POINTS as u32, spec.scalar_bits);
-            let predicted = form_rates
-                .iter()
-                .find(|(f, _)| *f == form)
-                .map_or(f64::INFINITY, |(_, add_rate)| plan.additions() as f64 / add_rate);
+            let predicted = form_rates.iter().find(|(f, _)| *f == form).map_or(f64::INFINITY, |(_, rate)| {
+                let additions_per_second = match candidates.benchmark {
+                    Bench::AddStored => *rate,
+                    Bench::FieldMul => rate / spec.op_muls().add_stored as f64,
+                };
+                plan.additions() as f64 / additions_per_second
+            });
             if predicted <= self.calibration_budget {
                 let (points, scalars) = calibration_inputs::<G>();
                 let mut fastest: Option<(f64, CurveRunner)> = None;
@@ -300,7 +316,9 @@ impl MsmContext {
             .iter()
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map_or(candidates.accumulations[0], |(accumulation, _)| *accumulation);
-        let calibration = Calibration { kernels: Kernels { form, accumulation }, form_rates, accumulation_seconds };
+        let kernels = Kernels { form, accumulation };
+        let form_benchmark = candidates.benchmark;
+        let calibration = Calibration { kernels, form_rates, form_benchmark, accumulation_seconds };
         let mut runner = match runner {
             Some(runner) => runner,
             None => self.compile::<G>(calibration.kernels).await?,
@@ -322,7 +340,12 @@ impl MsmContext {
     /// Compiles `G`'s pipelines with `kernels` into a runner with an empty workspace pool.
     async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
         let pipelines = CurvePipelines::new(self.gpu(), G::spec(), kernels).await?;
-        let calibration = Calibration { kernels, form_rates: Vec::new(), accumulation_seconds: Vec::new() };
+        let calibration = Calibration {
+            kernels,
+            form_rates: Vec::new(),
+            form_benchmark: Bench::AddStored,
+            accumulation_seconds: Vec::new(),
+        };
         Ok(CurveRunner {
             spec: G::spec(),
             calibration,
@@ -441,6 +464,7 @@ mod stored {
         Some(Calibration {
             kernels: Kernels { form, accumulation },
             form_rates: candidates.forms.iter().copied().zip(rates).collect(),
+            form_benchmark: candidates.benchmark,
             accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
         })
     }
@@ -484,6 +508,7 @@ mod stored {
     #[cfg(test)]
     mod tests {
         use super::*;
+        use crate::calibrate::Bench;
         use crate::step::Accumulation;
         use crate::wgsl::MulForm;
 
@@ -497,11 +522,13 @@ mod stored {
             let candidates = Candidates {
                 forms: vec![MulForm::WIDE, MulForm::ROLLED],
                 accumulations: vec![Accumulation::Projective, Accumulation::BatchAffine],
+                benchmark: Bench::FieldMul,
             };
             assert_eq!(load_from(&path, "key", spec, &candidates), None);
             let measured = |form, accumulation, rates: [f64; 2], seconds: Vec<f64>| Calibration {
                 kernels: Kernels { form, accumulation },
                 form_rates: candidates.forms.iter().copied().zip(rates).collect(),
+                form_benchmark: Bench::FieldMul,
                 accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
             };
             let first = measured(MulForm::WIDE, Accumulation::Projective, [1.5e7, 3.25e6], vec![]);
