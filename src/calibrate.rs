@@ -14,13 +14,14 @@
 //!   accumulation's inner operation), because there the curve formulas' register pressure
 //!   decides (a form whose multiplication is faster can still spill); software GPUs, which have
 //!   no register budget to exceed, time multiplications (`bench_field_mul`), whose kernels
-//!   compile in a tenth of the time on lavapipe (the first run on a machine pays it). Without 64-bit integers (browsers) only 13-bit limbs run, and nothing is
-//!   measured. Whether products are batched is not measured: it follows the device type
+//!   compile in a tenth of the time on lavapipe (the first run on a machine pays it). Without
+//!   64-bit integers (browsers) only 13-bit limbs run, and nothing is measured. Whether products
+//!   are batched is not measured: it follows whether the adapter is a software GPU
 //!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget.
 //! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
 //!   points runs with each accumulation, and the faster is kept. It compiles the curve's
-//!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate of
-//!   mixed additions measured for the form) to take at most the context's calibration budget
+//!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate
+//!   measured for the form and the cost model) to take at most the context's calibration budget
 //!   ([`MsmContext::with_calibration_budget`], default [`DEFAULT_CALIBRATION_BUDGET`]): hardware
 //!   GPUs. Slower devices (the software GPUs, lavapipe and SwiftShader, where batch-affine
 //!   measured 1.1–3.8× slower; BENCHMARKS.md) keep [`Accumulation::Projective`] unmeasured, and
