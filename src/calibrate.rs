@@ -158,9 +158,9 @@ fn cache_key(gpu: &Gpu, curve: &str, candidates: &Candidates, budget: f64) -> St
 /// with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bench {
-    /// `bench_field_mul`: [`MULS_PER_THREAD`] dependent multiplications per thread.
+    /// `bench_field_mul`: 256 dependent multiplications per thread.
     FieldMul,
-    /// `bench_add_stored`: [`ADDS_PER_THREAD`] dependent mixed additions per thread.
+    /// `bench_add_stored`: 32 dependent mixed additions per thread.
     AddStored,
 }
 

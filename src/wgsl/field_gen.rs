@@ -71,10 +71,10 @@ impl MulForm {
 
     /// Whether `field_mul_xK` advances K independent products in one loop. Batching is for
     /// llvmpipe (lavapipe), which caps the loop back-edges of one invocation at 65,535 over all
-    /// its loops (see [`mul`]): K products per loop spend K times fewer. On a real GPU compiler it
-    /// keeps every product's operands and accumulators live at once (navi21, wide bls12-377
-    /// accumulation: 256 VGPRs batched, 144 one after another; BENCHMARKS.md), so hardware GPUs
-    /// call `field_mul` K times instead.
+    /// its loops (see `mul` in `field_gen.rs`): K products per loop spend K times fewer. On a
+    /// real GPU compiler it keeps every product's operands and accumulators live at once
+    /// (navi21, wide bls12-377 accumulation: 256 VGPRs batched, 144 one after another;
+    /// BENCHMARKS.md), so hardware GPUs call `field_mul` K times instead.
     pub fn batched(self) -> bool {
         match self {
             MulForm::Unrolled => false,
@@ -83,7 +83,7 @@ impl MulForm {
     }
 
     /// Whether field values live packed between operations, two 13-bit limbs per u32 (see
-    /// [`super::field_packed`]): the 13-bit form of hardware GPUs, whose register budget the
+    /// `src/wgsl/field_packed.rs`): the 13-bit form of hardware GPUs, whose register budget the
     /// curve formulas exceed with one limb per u32.
     pub fn packed_values(self) -> bool {
         matches!(self, MulForm::Rolled { batched: false, .. })
