@@ -35,6 +35,7 @@ use std::sync::{Mutex, OnceLock};
 
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
+use num_bigint::BigUint;
 use wgpu::util::DeviceExt;
 
 use crate::clock::now_seconds;
@@ -171,6 +172,9 @@ pub(crate) struct Microbenchmark<'a> {
     form: MulForm,
     bench: Bench,
     pipeline: wgpu::ComputePipeline,
+    /// 64 distinct field elements in storage words, repeated over the threads: the formulas'
+    /// cost does not depend on the values.
+    pattern: Vec<u32>,
 }
 
 impl<'a> Microbenchmark<'a> {
@@ -186,7 +190,10 @@ impl<'a> Microbenchmark<'a> {
             Bench::AddStored => "bench_add_stored",
         };
         let [pipeline] = gpu.capture(|| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry])).await?;
-        Ok(Microbenchmark { gpu, spec, form, bench, pipeline })
+        let field = spec.field_for(form);
+        let pattern =
+            (0..64u32).flat_map(|i| field.limbs_to_storage(&field.limbs_of(&BigUint::from(i + (1 << 13))))).collect();
+        Ok(Microbenchmark { gpu, spec, form, bench, pipeline, pattern })
     }
 
     /// Seconds of one run over `threads` threads, the fastest of `runs` (each is submitted and
@@ -195,11 +202,8 @@ impl<'a> Microbenchmark<'a> {
         let bench = self.bench;
         let gpu = self.gpu;
         let field = self.spec.field_for(self.form);
-        // 64 distinct field elements, repeated: the formulas' cost does not depend on the values.
-        let pattern: Vec<Vec<u32>> = (0..64u32)
-            .map(|i| field.limbs_to_storage(&field.limbs_of(&num_bigint::BigUint::from(i + (1 << 13)))))
-            .collect();
-        let values: Vec<u32> = (0..threads as usize).flat_map(|i| pattern[i % 64].iter().copied()).collect();
+        let words = self.pattern.len() / 64;
+        let values: Vec<u32> = self.pattern.iter().copied().cycle().take(threads as usize * words).collect();
         let buffer = |contents: &[u32]| {
             gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("microbenchmark"),

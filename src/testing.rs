@@ -31,8 +31,7 @@ pub fn shared_gpu_form_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
     CONTEXT
         .get_or_init(|| {
-            let int64 = shared_context()?.gpu().int64;
-            let form = if int64 { MulForm::WIDE_GPU } else { MulForm::ROLLED_GPU };
+            let form = MulForm::for_device(false, shared_context()?.gpu().int64);
             or_skip(pollster::block_on(MsmContext::with_mul_form(form)))
         })
         .as_ref()

@@ -201,9 +201,16 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         if packed {
             // a's words per loop iteration: about rounds / 2 (two limbs each), dividing them.
             let words = (1..=rounds.div_ceil(2)).rev().find(|w| (n / 2).is_multiple_of(*w)).expect("1 divides");
-            let limbs: String =
-                [reduce_once(spec), add(spec), sub(spec), field_packed::mul_packed_a(n, words), from_words(spec)]
-                    .concat();
+            let limbs: String = [
+                reduce_once(spec),
+                add(spec),
+                sub(spec),
+                field_packed::mul_packed_a(n, words),
+                pack(spec),
+                unpack(spec),
+                from_words(spec),
+            ]
+            .concat();
             out += &field_packed::limb_level(&limbs);
             out += &batches_of_field_mul();
         } else {
@@ -217,9 +224,8 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         }
     }
     out += &words_below_p(spec);
-    if !packed {
-        out += &field_eq(n);
-    }
+    // Values are kept below p, so equal values have equal limbs, or equal words when packed.
+    out += &if packed { field_eq("w", f.storage_words()) } else { field_eq("l", n) };
     out += &super::inversion::inversion_constants(f);
     out
 }
@@ -525,10 +531,10 @@ fn from_words(spec: &CurveSpec) -> String {
     format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
 }
 
-/// `field_eq(a, b)`: equality of two elements (both forms keep every element below p, so equal
-/// values have equal limbs).
-fn field_eq(n: usize) -> String {
-    let diffs: Vec<String> = (0..n).map(|j| format!("(a.l[{j}] ^ b.l[{j}])")).collect();
+/// `field_eq(a, b)`: equality of two elements, compared over the `n` entries of their `member`
+/// array (every form keeps elements below p, so equal values have equal limbs).
+fn field_eq(member: &str, n: usize) -> String {
+    let diffs: Vec<String> = (0..n).map(|j| format!("(a.{member}[{j}] ^ b.{member}[{j}])")).collect();
     format!("fn field_eq(a: Field, b: Field) -> bool {{\n    return ({}) == 0u;\n}}\n", diffs.join(" | "))
 }
 

@@ -61,7 +61,8 @@ pub(super) fn packed_const(name: &str, doc: &str, value: &BigUint, f: &Montgomer
     format!("// {doc}\nconst {name} = Field(array<u32, {}>({}));\n", words.len(), words.join(", "))
 }
 
-/// The types and the packed operations over the limb-level `limbs_*` functions.
+/// The types and the packed operations over the limb-level `limbs_*` functions (`field_eq`
+/// is field_gen's, over the packed words).
 pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
     let (n, words) = (spec.field.limbs, f.storage_words());
     let mut out = String::new();
@@ -72,19 +73,11 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
          // A value inside an operation: one 13-bit limb per u32.\n\
          struct Limbs {{ l: array<u32, {n}> }}"
     );
-    let unpacked: Vec<String> = (0..n)
-        .map(|j| if j % 2 == 0 { format!("a.w[{}] & 0xffffu", j / 2) } else { format!("a.w[{}] >> 16u", j / 2) })
-        .collect();
+    // limbs_unpack and limbs_pack are field_gen's unpack and pack at the limb level.
     let _ = writeln!(
         out,
-        "fn limbs_of(a: Field) -> Limbs {{\n    return Limbs(array<u32, {n}>({}));\n}}",
-        unpacked.join(", ")
-    );
-    let packed: Vec<String> = (0..words).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
-    let _ = writeln!(
-        out,
-        "fn field_of(a: Limbs) -> Field {{\n    return Field(array<u32, {words}>({}));\n}}",
-        packed.join(", ")
+        "fn limbs_of(a: Field) -> Limbs {{\n    return limbs_unpack(PackedField(a.w));\n}}\n\
+         fn field_of(a: Limbs) -> Field {{\n    return Field(limbs_pack(a).w);\n}}"
     );
     let _ = writeln!(
         out,
@@ -102,9 +95,6 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
          fn field_pack(a: Field) -> PackedField {{\n    return PackedField(a.w);\n}}\n\
          fn field_unpack(p: PackedField) -> Field {{\n    return Field(p.w);\n}}"
     );
-    // Values are kept below p, so equal values have equal words.
-    let diffs: Vec<String> = (0..words).map(|k| format!("(a.w[{k}] ^ b.w[{k}])")).collect();
-    let _ = writeln!(out, "fn field_eq(a: Field, b: Field) -> bool {{\n    return ({}) == 0u;\n}}", diffs.join(" | "));
     out
 }
 
