@@ -4,6 +4,8 @@
 //! `cargo run --example compile_entry -- --curve bls12-377 [--field narrow|wide] [--stage FILE]
 //! [--entry NAME] [--dump DIR]`
 //!
+//! `--curve bls12-377-edwards` compiles BLS12-377 on its twisted Edwards model.
+//!
 //! `--field narrow|wide` compiles the form a context would use on this adapter
 //! ([`MulForm::for_device`]: products one after another on hardware GPUs, batched on software
 //! ones); `narrow-batched` and `wide-batched` force the batched forms.
@@ -30,8 +32,15 @@ fn peak_rss_mib() -> u64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let curve: CurveId = value("--curve").as_deref().unwrap_or("bls12-377").parse().unwrap_or_else(|e| panic!("{e}"));
-    let spec: &CurveSpec = curve.spec();
+    // `NAME-edwards` is curve NAME on its twisted Edwards model (the default kernels of
+    // bls12-377); NAME alone is its own model.
+    let name = value("--curve").unwrap_or_else(|| "bls12-377".into());
+    let (name, edwards) = name.strip_suffix("-edwards").map_or((name.as_str(), false), |n| (n, true));
+    let curve: CurveId = name.parse().unwrap_or_else(|e| panic!("{e}"));
+    let spec: &CurveSpec = match edwards {
+        true => curve.spec().edwards.as_deref().unwrap_or_else(|| panic!("{curve} has no Edwards model")),
+        false => curve.spec(),
+    };
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
     let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
@@ -44,7 +53,7 @@ fn main() {
     };
     let stages: Vec<Stage> = Stage::ALL
         .into_iter()
-        .filter(|s| s.supports(&spec.model))
+        .filter(|s| s.supports(spec))
         .filter(|s| value("--stage").is_none_or(|f| s.file() == f))
         .collect();
 
@@ -61,7 +70,11 @@ fn main() {
             None => compose(spec, stage, form),
         };
         if let Some(dir) = value("--dump") {
-            std::fs::write(format!("{dir}/{}-{}", spec.name, stage.file()), &source).expect("dump");
+            std::fs::write(
+                format!("{dir}/{}{}-{}", spec.name, if edwards { "-edwards" } else { "" }, stage.file()),
+                &source,
+            )
+            .expect("dump");
         }
         let parsed = naga::front::wgsl::parse_str(&source).expect("valid WGSL");
         let entries: Vec<String> = parsed

@@ -48,8 +48,9 @@ fn main() {
         None => None,
         Some("projective") => Some(Accumulation::Projective),
         Some("batch-affine") => Some(Accumulation::BatchAffine),
+        Some("edwards") => Some(Accumulation::Edwards),
         Some(other) => {
-            eprintln!("unknown --accumulation {other}: use projective or batch-affine");
+            eprintln!("unknown --accumulation {other}: use projective, batch-affine or edwards");
             std::process::exit(2);
         }
     };

@@ -11,10 +11,13 @@ const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
 // rather than as canonical integers (the bytes API). The scalars' bit (Plan::SCALARS_MONTGOMERY)
 // is read by the host, which dispatches convert_scalars only when it is set.
 const INPUT_POINTS_MONTGOMERY: u32 = 1u;
-// Slots of the faults buffer: the lowest point with a coordinate not below p, and the lowest
-// point off the curve (src/upload.rs, `Faults`).
+// Slots of the faults buffer: the lowest point with a coordinate not below p, the lowest
+// point off the curve, and the lowest valid point that the curve model cannot hold (a
+// Weierstrass point with no Edwards image, which the host adds instead) (src/upload.rs,
+// `Faults`).
 const FAULT_OUT_OF_RANGE: u32 = 0u;
 const FAULT_NOT_ON_CURVE: u32 = 1u;
+const FAULT_NO_IMAGE: u32 = 2u;
 
 // Per-call sizes, written by the host (src/plan.rs, `Plan`); the shader text never depends on n.
 struct Plan {

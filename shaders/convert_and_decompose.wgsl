@@ -1,7 +1,7 @@
 // Stage 1, one thread per input, in two kernels:
 //   convert_points: point i checked and brought into Montgomery form (the curve's stored
-//     form), and whether it gets no digits: the identity, or a bad point (prepared bases run it
-//     once, at preparation). This is where uploaded points are validated: the host only copies
+//     form), and whether it gets no digits: the identity, a bad point, or a point the curve
+//     model cannot hold (which the host adds; prepared bases run it once, at preparation). This is where uploaded points are validated: the host only copies
 //     them (coordinates below p, then the curve equation; the lowest bad index of each kind is
 //     kept in `faults`, which the host reads before it uses any result).
 //   decompose_scalars: scalar i into signed windows, counting each window's bucket sizes.
@@ -19,7 +19,8 @@
 // 8 little-endian u32 words per scalar.
 @group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
-// identity[i] = 1 if point i gets no digits (the identity, or a bad point), else 0.
+// identity[i] = 1 if point i gets no digits (the identity, a bad point, or one with no stored
+// form), else 0.
 @group(0) @binding(6) var<storage, read_write> identity: array<u32>;
 // digits[w·n + i]: the digit of scalar i in window w (magnitude | DIGIT_NEGATIVE, 0 for none).
 @group(0) @binding(4) var<storage, read_write> digits: array<u32>;
@@ -62,13 +63,17 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     let y = m.r[1];
     let is_identity = affine_is_identity(x, y);
     let on_curve = is_identity || affine_on_curve(x, y);
+    let stored = stored_from_affine(x, y);
+    let no_image = !is_identity && stored_lacks_image(stored);
     if (!in_range) {
         atomicMax(&faults[FAULT_OUT_OF_RANGE], ~i);
     } else if (!on_curve) {
         atomicMax(&faults[FAULT_NOT_ON_CURVE], ~i);
+    } else if (no_image) {
+        atomicMax(&faults[FAULT_NO_IMAGE], ~i);
     }
-    points[i] = stored_pack(stored_from_affine(x, y));
-    identity[i] = select(0u, 1u, is_identity || !in_range || !on_curve);
+    points[i] = stored_pack(stored);
+    identity[i] = select(0u, 1u, is_identity || !in_range || !on_curve || no_image);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -1,10 +1,8 @@
-// Twisted Edwards curves −x² + y² = 1 + d·x²·y² (a = −1) in extended coordinates
-// (x = X/Z, y = Y/Z, x·y = T/Z), with the unified formulas of Hisil, Wong, Carter and Dawson
-// (2008): complete on this curve (d is not a square), so doubling and the identity
-// (0 : 1 : 0 : 1) need no branches.
+// Twisted Edwards curves −x² + y² = 1 + d·x²·y² (a = −1), d not a square: the points of
+// te_points.wgsl, and input points stored affine in the precomputed form of HWCD's mixed
+// addition.
+#import te_points
 
-struct Point { x: Field, y: Field, t: Field, z: Field }
-struct PointPacked { c: array<PackedField, 4> }
 // An input point after conversion, in the precomputed form (y − x, y + x, 2d·x·y) that makes a
 // mixed addition cost 7 multiplications.
 struct Stored { y_minus_x: Field, y_plus_x: Field, t2d: Field }
@@ -12,10 +10,6 @@ struct StoredPacked { c: array<PackedField, 3> }
 // An input point as uploaded: affine words, canonical (bytes API) or arkworks' Montgomery form
 // (Rust API); the identity is (0, 1).
 struct RawPoint { x: Words, y: Words }
-
-fn point_identity() -> Point {
-    return Point(FIELD_ZERO, FIELD_ONE, FIELD_ZERO, FIELD_ONE);
-}
 
 // Affine (x, y) in Montgomery form: whether it is the identity, (0, 1).
 fn affine_is_identity(x: Field, y: Field) -> bool {
@@ -40,29 +34,14 @@ fn stored_from_raw(raw: RawPoint) -> Stored {
     return stored_from_affine(xy.r[0], xy.r[1]);
 }
 
+// Every affine point has a stored form here.
+fn stored_lacks_image(q: Stored) -> bool {
+    return false;
+}
+
 // −(x, y) = (−x, y): swaps y − x with y + x and negates 2d·x·y.
 fn stored_negate(q: Stored) -> Stored {
     return Stored(q.y_plus_x, q.y_minus_x, field_neg(q.t2d));
-}
-
-// (E·F, G·H, E·H, F·G) as one batch of products (see field_mul_xK in field_gen.rs).
-fn point_finish(e: Field, f: Field, g: Field, h: Field) -> Point {
-    let m = field_mul_x4(e, f, g, h, e, h, f, g);
-    return Point(m.r[0], m.r[1], m.r[2], m.r[3]);
-}
-
-fn point_add(p: Point, q: Point) -> Point {
-    let m = field_mul_x4(field_sub(p.y, p.x), field_sub(q.y, q.x), field_add(p.y, p.x), field_add(q.y, q.x),
-        p.t, q.t, p.z, q.z);
-    let a = m.r[0];
-    let b = m.r[1];
-    let c = field_mul(m.r[2], D2);
-    let d = field_double(m.r[3]);
-    let e = field_sub(b, a);
-    let f = field_sub(d, c);
-    let g = field_add(d, c);
-    let h = field_add(b, a);
-    return point_finish(e, f, g, h);
 }
 
 fn point_add_stored(p: Point, q: Stored) -> Point {
@@ -76,28 +55,6 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
     let g = field_add(d, c);
     let h = field_add(b, a);
     return point_finish(e, f, g, h);
-}
-
-fn point_double(p: Point) -> Point {
-    let s = field_add(p.x, p.y);
-    let m = field_mul_x4(p.x, p.x, p.y, p.y, p.z, p.z, s, s);
-    let a = m.r[0];
-    let b = m.r[1];
-    let c = field_double(m.r[2]);
-    let e = field_sub(field_sub(m.r[3], a), b);
-    // With a = −1: D = −A, G = D + B, F = G − C, H = D − B.
-    let g = field_sub(b, a);
-    let f = field_sub(g, c);
-    let h = field_neg(field_add(a, b));
-    return point_finish(e, f, g, h);
-}
-
-fn point_pack(p: Point) -> PointPacked {
-    return PointPacked(array<PackedField, 4>(field_pack(p.x), field_pack(p.y), field_pack(p.t), field_pack(p.z)));
-}
-
-fn point_unpack(p: PointPacked) -> Point {
-    return Point(field_unpack(p.c[0]), field_unpack(p.c[1]), field_unpack(p.c[2]), field_unpack(p.c[3]));
 }
 
 fn stored_pack(q: Stored) -> StoredPacked {

@@ -39,7 +39,7 @@ use num_bigint::BigUint;
 use wgpu::util::DeviceExt;
 
 use crate::clock::now_seconds;
-use crate::context::CurveRunner;
+use crate::context::{CurveRunner, CurveSlot};
 use crate::curve::registry::with_curve;
 use crate::curve::{CurveId, CurveSpec, GpuCurve};
 use crate::gpu::device::Gpu;
@@ -114,9 +114,12 @@ impl Candidates {
             None => vec![MulForm::for_device(gpu.software, false)],
         };
         let accumulations = match fixed.accumulation {
-            Some(accumulation) => vec![accumulation.on(&spec.model)],
+            Some(accumulation) => vec![accumulation.on(spec)],
+            // The first is what runs unmeasured.
             None => {
-                let mut all = vec![Accumulation::Projective, Accumulation::BatchAffine.on(&spec.model)];
+                let mut all = [Accumulation::Edwards, Accumulation::Projective, Accumulation::BatchAffine]
+                    .map(|accumulation| accumulation.on(spec))
+                    .to_vec();
                 all.dedup();
                 all
             }
@@ -342,9 +345,11 @@ impl MsmContext {
         with_curve!(curve, G => self.calibration::<G>().await)
     }
 
-    /// Compiles `G`'s pipelines with `kernels` into a runner with an empty workspace pool.
-    async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
-        let pipelines = CurvePipelines::new(self.gpu(), G::spec(), kernels).await?;
+    /// Compiles `G`'s pipelines with `kernels` (on the Edwards model for
+    /// [`Accumulation::Edwards`]) into a runner with an empty workspace pool.
+    pub(crate) async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
+        let spec = G::spec().running(kernels.accumulation);
+        let pipelines = CurvePipelines::new(self.gpu(), spec, kernels).await?;
         let calibration = Calibration {
             kernels,
             form_rates: Vec::new(),
@@ -352,10 +357,11 @@ impl MsmContext {
             accumulation_seconds: Vec::new(),
         };
         Ok(CurveRunner {
-            spec: G::spec(),
+            spec,
             calibration,
             pipelines,
             workspaces: WorkspacePool::new(self.max_workspaces()),
+            weierstrass: CurveSlot::new(None, false),
         })
     }
 
@@ -374,7 +380,7 @@ impl MsmContext {
         for run in 0..3 {
             let source = PointSource::Upload { points: &points, first: 0 };
             let started = now_seconds();
-            let output = self.run_leased::<G>(runner, &mut lease, &plan, source, &scalars, false).await?;
+            let output = self.run_leased(runner, &mut lease, &plan, source, &scalars, false).await?;
             output.faults.check(0)?;
             if run > 0 {
                 best = best.min(now_seconds() - started);

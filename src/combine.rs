@@ -4,18 +4,23 @@
 use ark_ec::CurveGroup;
 use num_bigint::BigUint;
 
-use ark_ff::PrimeField;
+use ark_ff::{PrimeField, Zero};
 
-use crate::curve::{GpuCurve, MontgomeryLimbs};
+use crate::curve::{CurveSpec, GpuCurve, MontgomeryLimbs};
 use crate::limbs::{unpack_limbs, Montgomery, LIMB_BITS};
 use crate::plan::Plan;
+use crate::upload::{Points, Scalars};
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
-/// Decodes Montgomery-form GPU points (`point_coords` fields each, stored in the limbs of
-/// `form`) into group elements, checking each is on the curve.
-pub(crate) fn points_from_gpu<G: GpuCurve>(words: &[u32], form: MulForm) -> Result<Vec<G::Group>, MsmError> {
-    let spec = G::spec();
+/// Decodes Montgomery-form GPU points of the pipelines of `spec` (`point_coords` fields each,
+/// stored in the limbs of `form`; extended Edwards points on a Weierstrass curve's Edwards
+/// model) into group elements, checking each is on the curve.
+pub(crate) fn points_from_gpu<G: GpuCurve>(
+    words: &[u32],
+    spec: &CurveSpec,
+    form: MulForm,
+) -> Result<Vec<G::Group>, MsmError> {
     let decoder = FieldDecoder::<G::BaseField>::new(spec.field_for(form));
     let field_words = spec.field_for(form).storage_words();
     let invalid = || MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name));
@@ -83,4 +88,39 @@ pub(crate) fn combine_windows<G: CurveGroup>(partials: &[G], plan: &Plan) -> G {
         result += window.iter().sum::<G>();
     }
     result
+}
+
+/// k·p for the little-endian integer `k`, by double-and-add with arkworks' additions (exact on
+/// every point of the curve, unlike endomorphism-based multiplications, which assume the
+/// prime-order subgroup).
+pub(crate) fn times<G: CurveGroup>(p: G, k: &[u8]) -> G {
+    let mut result = G::zero();
+    for byte in k.iter().rev() {
+        for bit in (0..8).rev() {
+            result.double_in_place();
+            if (byte >> bit) & 1 == 1 {
+                result += p;
+            }
+        }
+    }
+    result
+}
+
+/// Σ scalars\[i\]·points\[i\] over the points of a pass that the GPU left out for having no
+/// Edwards image (only points outside G1 have none), from the lowest one it reported:
+/// per-element host work only on such inputs.
+pub(crate) fn sum_without_image<G: GpuCurve>(
+    points: &Points<'_, G>,
+    scalars: &Scalars<'_, G>,
+    from: usize,
+) -> Result<G::Group, MsmError> {
+    let mut sum = G::Group::zero();
+    for i in from..points.len() {
+        let point =
+            points.get(i).ok_or_else(|| MsmError::InvalidGpuResult("a reported point is not on the curve".into()))?;
+        if point.lacks_edwards_image() {
+            sum += times(point.into_group(), &scalars.le_bytes(i));
+        }
+    }
+    Ok(sum)
 }

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use ark_ff::Zero;
 
 use crate::calibrate::{Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
-use crate::combine::{combine_windows, points_from_gpu};
-use crate::curve::CurveSpec;
+use crate::combine::{combine_windows, points_from_gpu, sum_without_image};
 use crate::curve::GpuCurve;
+use crate::curve::{CurveModel, CurveSpec};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::{run_stages, PointSource, RunOutput, Timings};
@@ -48,9 +48,24 @@ pub struct MsmContext {
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
 
+/// What one GPU pass gives the host.
+pub(crate) struct PassResult<P> {
+    /// The per-segment partial sums.
+    pub(crate) partials: Vec<P>,
+    /// In profiling runs: how long each part took.
+    pub(crate) timings: Option<Timings>,
+    /// The lowest uploaded point of the pass that the GPU left out for having no Edwards
+    /// image: the host adds the multiples of such points ([`sum_without_image`]).
+    pub(crate) no_image: Option<usize>,
+    /// Whether the pass ran on a Weierstrass curve's Edwards model and kept its result there
+    /// (so it left out the points with no image), rather than running again on the
+    /// Weierstrass model.
+    pub(crate) on_edwards: bool,
+}
+
 /// A curve's runner once compiled. Concurrent first calls on a curve wait for one compilation
 /// instead of each compiling the same shaders.
-type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
+pub(crate) type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
 
 /// What a context keeps per curve.
 pub(crate) struct CurveRunner {
@@ -59,6 +74,9 @@ pub(crate) struct CurveRunner {
     pub(crate) calibration: Calibration,
     pub(crate) pipelines: CurvePipelines,
     pub(crate) workspaces: WorkspacePool,
+    /// On a curve computed on its Edwards model ([`Accumulation::Edwards`]): the Weierstrass
+    /// runner that repeats a pass whose result came back exceptional, compiled when first needed.
+    pub(crate) weierstrass: CurveSlot,
 }
 
 impl CurveRunner {
@@ -70,6 +88,16 @@ impl CurveRunner {
     /// Buffer sizes of one pass of `plan`.
     pub(crate) fn buffer_sizes(&self, plan: &Plan) -> BufferSizes {
         BufferSizes::for_plan(self.spec, self.kernels(), plan)
+    }
+
+    /// Whether partial sums read back from this runner came out of an exceptional Edwards
+    /// addition or a point with no Edwards image (see [`crate::curve::EdwardsMap`]): then the
+    /// pass must run again on the Weierstrass model.
+    pub(crate) fn exceptional(&self, partials: &[u32]) -> bool {
+        matches!(self.spec.model, CurveModel::WeierstrassOnEdwards { .. })
+            && partials
+                .chunks_exact(self.spec.point_coords() * self.spec.packed_words(self.kernels().form))
+                .any(|point| point.iter().all(|&word| word == 0))
     }
 }
 
@@ -256,40 +284,89 @@ impl MsmContext {
             let range = start..(start + pass_len).min(n);
             let plan = Plan::choose(range.len() as u32, scalars.bits())
                 .with_inputs(points.plan_inputs() | scalars.plan_inputs());
-            let pass_points = points.pass(range.clone());
+            let (pass_points, pass_scalars) = (points.pass(range.clone()), scalars.pass(range));
             let source = PointSource::Upload { points: &pass_points, first: start };
-            let (partials, _) = self.run::<G>(&plan, source, &scalars.pass(range), false).await?;
-            total += combine_windows(&partials, &plan);
+            let pass = self.run::<G>(&plan, source, &pass_scalars, false).await?;
+            total += combine_windows(&pass.partials, &plan);
+            if let Some(from) = pass.no_image {
+                total += sum_without_image(&pass_points, &pass_scalars, from)?;
+            }
         }
         Ok(total)
     }
 
     /// Runs the GPU stages for `plan` on a leased workspace, gives it back, checks the faults of
     /// uploaded points, then decodes the partial sums; with `profile`, also the timings of every
-    /// part (see [`run_stages`]).
+    /// part (see [`run_stages`]). A pass on a Weierstrass curve's Edwards model whose result came
+    /// back exceptional runs again on the Weierstrass model (see [`crate::curve::EdwardsMap`]).
     pub(crate) async fn run<G: GpuCurve>(
         &self,
         plan: &Plan,
         points: PointSource<'_>,
         scalars: &dyn Upload,
         profile: bool,
-    ) -> Result<(Vec<G::Group>, Option<Timings>), MsmError> {
+    ) -> Result<PassResult<G::Group>, MsmError> {
         let runner = self.runner::<G>().await?;
+        let output = self.run_on(&runner, plan, points, scalars, profile).await?;
+        let no_image = output.faults.no_image;
+        if !runner.exceptional(&output.partials) {
+            let partials = points_from_gpu::<G>(&output.partials, runner.spec, runner.kernels().form)?;
+            let on_edwards = matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. });
+            return Ok(PassResult { partials, timings: output.timings, no_image, on_edwards });
+        }
+        // Only points outside G1 get here: the pass again with the Weierstrass kernels, from
+        // the points as uploaded (prepared bases kept them for this).
+        let fallback = self.weierstrass_runner::<G>(&runner).await?;
+        let output = match points {
+            PointSource::Upload { .. } => self.run_on(&fallback, plan, points, scalars, profile).await?,
+            PointSource::Prepared(pass) => {
+                let converted = self.convert_again(&fallback, pass).await?;
+                self.run_on(&fallback, plan, PointSource::Prepared(&converted), scalars, profile).await?
+            }
+        };
+        let partials = points_from_gpu::<G>(&output.partials, fallback.spec, fallback.kernels().form)?;
+        // The Weierstrass model holds every point: none is left to the host.
+        Ok(PassResult { partials, timings: output.timings, no_image: None, on_edwards: false })
+    }
+
+    /// [`MsmContext::run`] on `runner`, up to the raw partial sums, with the faults of uploaded
+    /// points checked.
+    async fn run_on(
+        &self,
+        runner: &CurveRunner,
+        plan: &Plan,
+        points: PointSource<'_>,
+        scalars: &dyn Upload,
+        profile: bool,
+    ) -> Result<RunOutput, MsmError> {
         let output = {
             // Waits only while max_workspaces other passes on this curve hold theirs.
             let mut lease = runner.workspaces.lease(&runner.buffer_sizes(plan)).await;
-            self.run_leased::<G>(&runner, &mut lease, plan, points, scalars, profile).await?
+            self.run_leased(runner, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
         if let PointSource::Upload { first, .. } = points {
             output.faults.check(first)?;
         }
-        Ok((points_from_gpu::<G>(&output.partials, runner.kernels().form)?, output.timings))
+        Ok(output)
+    }
+
+    /// The Weierstrass runner of a curve whose `runner` computes on its Edwards model, compiled
+    /// on first use with the same field form.
+    async fn weierstrass_runner<G: GpuCurve>(&self, runner: &CurveRunner) -> Result<Arc<CurveRunner>, MsmError> {
+        let mut slot = runner.weierstrass.lock().await;
+        if let Some(fallback) = slot.as_ref() {
+            return Ok(fallback.clone());
+        }
+        let kernels = Kernels { accumulation: Accumulation::Projective, ..runner.kernels() };
+        let fallback = Arc::new(self.compile::<G>(kernels).await?);
+        *slot = Some(fallback.clone());
+        Ok(fallback)
     }
 
     /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,
     /// and reads back the raw partial sums.
-    pub(crate) async fn run_leased<G: GpuCurve>(
+    pub(crate) async fn run_leased(
         &self,
         runner: &CurveRunner,
         lease: &mut WorkspaceLease<'_>,
@@ -298,7 +375,7 @@ impl MsmContext {
         scalars: &dyn Upload,
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
-        let spec = G::spec();
+        let spec = runner.spec;
         let sizes = runner.buffer_sizes(plan);
         if !lease.covers(&sizes) {
             let fresh = self

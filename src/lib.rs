@@ -60,6 +60,6 @@ pub mod wgsl;
 
 pub use calibrate::Calibration;
 pub use context::{msm, MsmContext, MAX_PASSES};
-pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, GpuCurve, OpMuls};
+pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};
 pub use error::MsmError;
 pub use prepared::PreparedBases;

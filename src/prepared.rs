@@ -5,10 +5,11 @@ use std::marker::PhantomData;
 
 use ark_ff::Zero;
 
-use crate::combine::combine_windows;
+use crate::combine::{combine_windows, times};
 use crate::context::CurveRunner;
+use crate::curve::CurveModel;
 use crate::curve::GpuCurve;
-use crate::gpu::run::{submit_pass, PointSource, PreparedPass};
+use crate::gpu::run::{submit_pass, PointSource, PreparedPass, RawPoints};
 use crate::gpu::workspace::bind_group;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
@@ -22,6 +23,10 @@ pub struct PreparedBases<G: GpuCurve> {
     len: usize,
     pass_len: usize,
     passes: Vec<PreparedPass>,
+    /// The points with no image on the Edwards model the curve runs on, by index: the GPU
+    /// leaves them out and each MSM adds their multiples on the host (only points outside G1;
+    /// see [`crate::curve::EdwardsMap`]).
+    without_image: Vec<(usize, G)>,
     curve: PhantomData<G>,
 }
 
@@ -60,13 +65,19 @@ impl MsmContext {
         }
         let pass_len = self.pass_len::<G>(n);
         let mut passes = Vec::new();
+        let mut without_image = Vec::new();
         for start in (0..n).step_by(pass_len) {
-            let pass = self.convert_pass(&runner, &points.pass(start..(start + pass_len).min(n))).await?;
-            let faults = self.gpu().read_words(&pass.faults, FAULTS_BYTES).await?;
-            Faults::from_words(&faults).check(start)?;
+            let pass_points = points.pass(start..(start + pass_len).min(n));
+            let pass = self.convert_pass(&runner, &pass_points).await?;
+            let faults = Faults::from_words(&self.gpu().read_words(&pass.faults, FAULTS_BYTES).await?);
+            faults.check(start)?;
+            for i in faults.no_image.map_or(0..0, |from| from..pass_points.len()) {
+                let point = pass_points.get(i).filter(|p| p.lacks_edwards_image());
+                without_image.extend(point.map(|p| (start + i, p)));
+            }
             passes.push(pass);
         }
-        Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, curve: PhantomData })
+        Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, without_image, curve: PhantomData })
     }
 
     /// Uploads one pass of points and submits `convert_points` into the buffers of a new
@@ -76,14 +87,54 @@ impl MsmContext {
         runner: &CurveRunner,
         points: &Points<'_, G>,
     ) -> Result<PreparedPass, MsmError> {
-        use wgpu::util::DeviceExt;
-        let spec = G::spec();
         let gpu = self.gpu();
-        let count = points.len();
+        let buffer = gpu
+            .capture(|| {
+                let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("prepare raw points"),
+                    size: (points.byte_len() as u64).max(16),
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                write_upload(&gpu.queue, &buffer, points);
+                buffer
+            })
+            .await?;
+        let raw = RawPoints { buffer, n: points.len() as u32, inputs: points.plan_inputs() };
+        let mut pass = self.convert_raw(runner, &raw).await?;
+        // On the Edwards model a pass may have to run again on the Weierstrass one, converted
+        // from the points as uploaded (see MsmContext::run).
+        if matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. }) {
+            pass.raw = Some(raw);
+        }
+        Ok(pass)
+    }
+
+    /// The points `pass` was prepared from, converted for `runner` (the Weierstrass runner of a
+    /// curve prepared on its Edwards model), with the faults read back.
+    pub(crate) async fn convert_again(
+        &self,
+        runner: &CurveRunner,
+        pass: &PreparedPass,
+    ) -> Result<PreparedPass, MsmError> {
+        let raw = pass.raw.as_ref().ok_or_else(|| MsmError::Gpu("prepared bases without their points".into()))?;
+        let converted = self.convert_raw(runner, raw).await?;
+        let faults = self.gpu().read_words(&converted.faults, FAULTS_BYTES).await?;
+        Faults::from_words(&faults).check(0)?;
+        Ok(converted)
+    }
+
+    /// Submits `convert_points` of `runner` on uploaded points into the buffers of a new
+    /// [`PreparedPass`].
+    async fn convert_raw(&self, runner: &CurveRunner, raw: &RawPoints) -> Result<PreparedPass, MsmError> {
+        use wgpu::util::DeviceExt;
+        let spec = runner.spec;
+        let gpu = self.gpu();
+        let count = raw.n as usize;
         gpu.capture(|| {
             let device = &gpu.device;
             let storage = wgpu::BufferUsages::STORAGE;
-            let plan = Plan::choose(count as u32, spec.scalar_bits).with_inputs(points.plan_inputs());
+            let plan = Plan::choose(raw.n, spec.scalar_bits).with_inputs(raw.inputs);
             let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("prepare params"),
                 contents: bytemuck::bytes_of(&plan),
@@ -97,20 +148,18 @@ impl MsmContext {
                     mapped_at_creation: false,
                 })
             };
-            let raw_points =
-                empty("prepare raw points", points.byte_len() as u64, storage | wgpu::BufferUsages::COPY_DST);
-            write_upload(&gpu.queue, &raw_points, points);
             let stored_bytes = (count * spec.stored_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
             let pass = PreparedPass {
-                n: count as u32,
+                n: raw.n,
                 points: empty("prepared points", stored_bytes, storage),
                 identity: empty("prepared identity flags", count as u64 * 4, storage),
                 faults: empty("prepared faults", FAULTS_BYTES, storage | wgpu::BufferUsages::COPY_SRC),
+                raw: None,
             };
             let step = Step::ConvertPoints;
             let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
                 Buffer::Plan => &params,
-                Buffer::RawPoints => &raw_points,
+                Buffer::RawPoints => &raw.buffer,
                 other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
             });
             submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&plan));
@@ -149,8 +198,15 @@ impl MsmContext {
             let start = k * bases.pass_len;
             let plan = Plan::choose(pass.n, scalars.bits()).with_inputs(scalars.plan_inputs());
             let pass_scalars = scalars.pass(start..start + pass.n as usize);
-            let (partials, _) = self.run::<G>(&plan, PointSource::Prepared(pass), &pass_scalars, false).await?;
-            total += combine_windows(&partials, &plan);
+            let range = start..start + pass.n as usize;
+            let pass = self.run::<G>(&plan, PointSource::Prepared(pass), &pass_scalars, false).await?;
+            total += combine_windows(&pass.partials, &plan);
+            // Points the pass left out (a pass run again on the Weierstrass model held them all).
+            if pass.on_edwards {
+                for (i, point) in bases.without_image.iter().filter(|(i, _)| range.contains(i)) {
+                    total += times(point.into_group(), &scalars.le_bytes(*i));
+                }
+            }
         }
         Ok(total)
     }

@@ -5,7 +5,7 @@
 
 use crate::calibrate::{Bench, Microbenchmark, ADDS_PER_THREAD, MULS_PER_THREAD};
 use crate::clock::now_seconds;
-use crate::combine::combine_windows;
+use crate::combine::{combine_windows, sum_without_image};
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
 use crate::curve::{scalar_words, GpuCurve};
@@ -67,8 +67,8 @@ impl MsmContext {
     /// for it: chains of 256 dependent `field_mul` (of 32 mixed additions) in each of 16,384
     /// threads, fastest of three runs each.
     pub async fn device_rates<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
-        let form = self.runner::<G>().await?.kernels().form;
-        let (gpu, spec) = (self.gpu(), G::spec());
+        let runner = self.runner::<G>().await?;
+        let (gpu, spec, form) = (self.gpu(), runner.spec, runner.kernels().form);
         let threads = BENCH_THREADS as f64;
         let mul_seconds =
             Microbenchmark::new(gpu, spec, form, Bench::FieldMul).await?.seconds(BENCH_THREADS, BENCH_RUNS).await?;
@@ -91,19 +91,23 @@ impl MsmContext {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
         let n = points.len();
-        self.runner::<G>().await?; // chooses the kernels, which set the pass size
+        let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
         let max = self.max_pass_points::<G>();
         if n == 0 || n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let spec = G::spec();
+        let spec = runner.spec;
         let (points_upload, scalars_upload) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
         let plan = Plan::choose(n as u32, spec.scalar_bits)
             .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs());
         let source = PointSource::Upload { points: &points_upload, first: 0 };
-        let (partials, timings) = self.run::<G>(&plan, source, &scalars_upload, true).await?;
+        let pass = self.run::<G>(&plan, source, &scalars_upload, true).await?;
         let started = now_seconds();
-        let result = combine_windows(&partials, &plan);
+        let mut result = combine_windows(&pass.partials, &plan);
+        if let Some(from) = pass.no_image {
+            result += sum_without_image(&points_upload, &scalars_upload, from)?;
+        }
+        let timings = pass.timings;
         let host_seconds = now_seconds() - started;
 
         // The cost model's bucket sizes, from scalars converted on the host (profiling only).

@@ -4,7 +4,7 @@
 //! here, so adding a step means one [`Step`] variant and its arms below, its WGSL entry point, and
 //! its cost in [`crate::cost`].
 
-use crate::curve::CurveModel;
+use crate::curve::{CurveModel, CurveSpec};
 use crate::gpu::run::dispatch_size;
 use crate::plan::Plan;
 use crate::wgsl::{MulForm, Stage};
@@ -88,14 +88,25 @@ pub enum Accumulation {
     /// per step (6 multiplications plus a share of the inversion, but state kept in memory
     /// between steps). Short Weierstrass curves only: twisted Edwards curves run `Projective`.
     BatchAffine,
+    /// Projective additions on the curve's twisted Edwards model, for short Weierstrass curves
+    /// that have one (BLS12-377; [`crate::curve::EdwardsMap`]): stage 1 maps the points, stages
+    /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
+    /// maps the partial sums back. Exact on every input: a pass that meets a point with no
+    /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
+    /// runs again with `Projective`. The default on the curves that have it.
+    Edwards,
 }
 
 impl Accumulation {
-    /// What runs on curves of `model` when this is asked for.
-    pub fn on(self, model: &CurveModel) -> Accumulation {
-        match model {
-            CurveModel::ShortWeierstrassA0 { .. } => self,
-            CurveModel::TwistedEdwardsAMinus1 { .. } => Accumulation::Projective,
+    /// What runs on the curve of `spec` when this is asked for.
+    pub fn on(self, spec: &CurveSpec) -> Accumulation {
+        match (&spec.model, self) {
+            (CurveModel::ShortWeierstrassA0 { .. }, Accumulation::Edwards) if spec.edwards.is_none() => {
+                Accumulation::Projective
+            }
+            (CurveModel::ShortWeierstrassA0 { .. }, _) => self,
+            (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => Accumulation::Projective,
+            (CurveModel::WeierstrassOnEdwards { .. }, _) => Accumulation::Edwards,
         }
     }
 }
@@ -133,8 +144,8 @@ pub enum Step {
     ScanBucketCounts,
     /// Stage 2: scatter of point indices into the CSR entries of their buckets.
     ScatterEntries,
-    /// Stage 3 ([`Accumulation::Projective`]): bucket accumulation, an equal chunk of entries per
-    /// thread.
+    /// Stage 3 ([`Accumulation::Projective`], [`Accumulation::Edwards`]): bucket accumulation,
+    /// an equal chunk of entries per thread.
     AccumulateChunks,
     /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's first point becomes its affine
     /// running sum.
@@ -182,11 +193,11 @@ impl Step {
         }
     }
 
-    /// The steps a curve of `model` runs with `accumulation`, in order.
-    pub fn of(model: &CurveModel, accumulation: Accumulation) -> impl Iterator<Item = Step> {
-        let accumulation = accumulation.on(model);
+    /// The steps the curve of `spec` runs with `accumulation`, in order.
+    pub fn of(spec: &CurveSpec, accumulation: Accumulation) -> impl Iterator<Item = Step> {
+        let accumulation = accumulation.on(spec);
         Step::ALL.into_iter().filter(move |step| match step {
-            Step::AccumulateChunks => accumulation == Accumulation::Projective,
+            Step::AccumulateChunks => accumulation != Accumulation::BatchAffine,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => {
                 accumulation == Accumulation::BatchAffine
             }

@@ -9,6 +9,8 @@
 use std::num::NonZeroU64;
 use std::ops::Range;
 
+use ark_ff::{BigInteger, PrimeField};
+
 use crate::curve::{write_limbs, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
 use crate::MsmError;
@@ -81,6 +83,19 @@ impl<'a, G: GpuCurve> Points<'a, G> {
             Points::Bytes(_) => 0,
         }
     }
+
+    /// Point `i`, decoded on the host (only for the rare points the GPU leaves to it), or `None`
+    /// if its bytes are not a point on the curve.
+    pub(crate) fn get(&self, i: usize) -> Option<G> {
+        match self {
+            Points::Arkworks(points) => points.get(i).copied(),
+            Points::Bytes(bytes) => {
+                let point = bytes.get(i * Self::point_bytes()..(i + 1) * Self::point_bytes())?;
+                let (x, y) = point.split_at(Self::point_bytes() / 2);
+                G::from_xy_bytes(x, y).ok()
+            }
+        }
+    }
 }
 
 impl<G: GpuCurve> Upload for Points<'_, G> {
@@ -142,6 +157,15 @@ impl<'a, G: GpuCurve> Scalars<'a, G> {
     }
 
     /// Widest scalar: the scalar field's for arkworks scalars, any 256-bit integer for bytes.
+    /// Scalar `i` as a little-endian integer (only for the rare points the GPU leaves to the
+    /// host).
+    pub(crate) fn le_bytes(&self, i: usize) -> Vec<u8> {
+        match self {
+            Scalars::Arkworks(scalars) => scalars[i].into_bigint().to_bytes_le(),
+            Scalars::Bytes(bytes) => bytes[i * Self::SCALAR_BYTES..(i + 1) * Self::SCALAR_BYTES].to_vec(),
+        }
+    }
+
     pub(crate) fn bits(&self) -> u32 {
         match self {
             Scalars::Arkworks(_) => G::spec().scalar_bits,
@@ -186,8 +210,9 @@ pub(crate) fn write_upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, data: &dy
     }
 }
 
-/// Bytes of the faults buffer the host reads: one word per kind of bad point.
-pub(crate) const FAULTS_BYTES: u64 = 8;
+/// Bytes of the faults buffer the host reads: one word per kind of bad point, then one for the
+/// points with no Edwards image.
+pub(crate) const FAULTS_BYTES: u64 = 12;
 
 /// The lowest bad point of each kind that one `convert_points` dispatch found (`FAULT_*` in
 /// `shaders/common.wgsl`; the GPU keeps `!index`, so 0 means none).
@@ -195,13 +220,16 @@ pub(crate) const FAULTS_BYTES: u64 = 8;
 pub(crate) struct Faults {
     out_of_range: Option<usize>,
     not_on_curve: Option<usize>,
+    /// The lowest valid point with no image on the Edwards model the pass runs (not an error:
+    /// it got no digits, and the host adds its multiple; see [`crate::curve::EdwardsMap`]).
+    pub(crate) no_image: Option<usize>,
 }
 
 impl Faults {
     /// Decodes the faults buffer's words.
     pub(crate) fn from_words(words: &[u32]) -> Self {
         let index = |w: u32| (w != 0).then_some(!w as usize);
-        Faults { out_of_range: index(words[0]), not_on_curve: index(words[1]) }
+        Faults { out_of_range: index(words[0]), not_on_curve: index(words[1]), no_image: index(words[2]) }
     }
 
     /// The error of the first bad point (a point has at most one kind: its curve equation is
@@ -227,7 +255,7 @@ mod tests {
     #[test]
     fn faults_name_the_first_bad_point() {
         let faults = |range: Option<u32>, curve: Option<u32>| {
-            Faults::from_words(&[range.map_or(0, |i| !i), curve.map_or(0, |i| !i)])
+            Faults::from_words(&[range.map_or(0, |i| !i), curve.map_or(0, |i| !i), 0])
         };
         assert_eq!(faults(None, None).check(7), Ok(()));
         assert_eq!(faults(Some(3), None).check(0), Err(MsmError::CoordinateOutOfRange { index: 3 }));

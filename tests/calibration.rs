@@ -29,14 +29,15 @@ fn calibration<G: GpuCurve>(ctx: &MsmContext) -> Calibration {
 
 fn is_short_weierstrass<G: GpuCurve>() -> bool {
     match G::spec().model {
-        CurveModel::ShortWeierstrassA0 { .. } => true,
+        CurveModel::ShortWeierstrassA0 { .. } | CurveModel::WeierstrassOnEdwards { .. } => true,
         CurveModel::TwistedEdwardsAMinus1 { .. } => false,
     }
 }
 
 /// The default context's choice for every curve: one of the forms the device runs (both
-/// measured where it has 64-bit integers), the projective accumulation unmeasured on a device
-/// too slow for the budget or a measured one, the faster of those measured.
+/// measured where it has 64-bit integers), the default accumulation unmeasured on a device too
+/// slow for the budget (the Edwards model on BLS12-377, projective elsewhere) or a measured one,
+/// the faster of those measured.
 struct DefaultChoice;
 
 impl CurveFn for DefaultChoice {
@@ -53,7 +54,7 @@ impl CurveFn for DefaultChoice {
         }
         match chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
             Some((fastest, _)) => assert_eq!(chosen.kernels.accumulation, *fastest, "{chosen:?}"),
-            None => assert_eq!(chosen.kernels.accumulation, Accumulation::Projective, "{chosen:?}"),
+            None => assert_eq!(chosen.kernels.accumulation, Accumulation::Edwards.on(G::spec()), "{chosen:?}"),
         }
         if !is_short_weierstrass::<G>() {
             assert!(chosen.accumulation_seconds.is_empty(), "twisted Edwards runs projective only: {chosen:?}");
@@ -130,7 +131,11 @@ impl CurveFn for FullCalibration {
         let ctx = block_on(MsmContext::new()).expect("adapter").with_calibration_budget(f64::INFINITY);
         let chosen = calibration::<G>(&ctx);
         let measured: Vec<Accumulation> = chosen.accumulation_seconds.iter().map(|(a, _)| *a).collect();
-        assert_eq!(measured, [Accumulation::Projective, Accumulation::BatchAffine], "{chosen:?}");
+        let mut candidates = vec![Accumulation::Projective, Accumulation::BatchAffine];
+        if G::spec().edwards.is_some() {
+            candidates.insert(0, Accumulation::Edwards);
+        }
+        assert_eq!(measured, candidates, "{chosen:?}");
         let fastest = chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("two");
         assert_eq!(chosen.kernels.accumulation, fastest.0, "{chosen:?}");
         matches_arkworks::<G>(&ctx);

@@ -19,14 +19,15 @@ const FORMS: [MulForm; 6] = [
     MulForm::Wide { rounds: 12, batched: true },
 ];
 
+/// Every curve's spec, and the Edwards model's of the curves that have one.
 fn specs() -> Vec<&'static CurveSpec> {
-    CurveId::ALL.iter().map(|c| c.spec()).collect()
+    CurveId::ALL.iter().flat_map(|c| std::iter::once(c.spec()).chain(c.spec().edwards.as_deref())).collect()
 }
 
 #[test]
 fn every_composed_shader_validates_with_naga() {
     for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
-        for stage in Stage::ALL.into_iter().filter(|s| s.supports(&spec.model)) {
+        for stage in Stage::ALL.into_iter().filter(|s| s.supports(spec)) {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
@@ -63,10 +64,11 @@ fn narrow_forms_use_no_64_bit_integers() {
 fn step_table_matches_the_shaders() {
     use naga::valid::GlobalUse;
     let cases = specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f)));
-    let cases = cases.flat_map(|c| [Accumulation::Projective, Accumulation::BatchAffine].map(|a| (c, a)));
+    let cases = cases
+        .flat_map(|c| [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards].map(|a| (c, a)));
     for ((spec, form), accumulation) in cases {
-        let accumulation = accumulation.on(&spec.model);
-        let steps = || Step::of(&spec.model, accumulation);
+        let accumulation = accumulation.on(spec);
+        let steps = || Step::of(spec, accumulation);
         for stage in Stage::ALL.into_iter().filter(|&stage| steps().any(|s| s.stage() == stage)) {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source).expect("parses");
@@ -229,7 +231,7 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
         assert_eq!(convert, costs.convert, "{} convert", spec.name);
         assert_eq!(muls("point_add_stored") + finish, costs.add_stored, "{} add_stored", spec.name);
         assert_eq!(muls("point_add") + finish, costs.add, "{} add", spec.name);
-        if Stage::AccumulateAffine.supports(&spec.model) {
+        if Stage::AccumulateAffine.supports(spec) {
             // Montgomery's trick in the step kernel, then affine_add without the square of a
             // doubling's numerator (doublings are rare; the inversion is counted apart).
             let source = compose(spec, Stage::AccumulateAffine, MulForm::Unrolled);

@@ -4,6 +4,7 @@
 //! ([`short_weierstrass`], [`twisted_edwards`]); a curve joins through one line in the
 //! [`registry`] and one `impl` of its family's trait.
 
+mod edwards_model;
 pub(crate) mod registry;
 mod short_weierstrass;
 mod twisted_edwards;
@@ -12,9 +13,11 @@ use ark_ec::{AffineRepr, CurveConfig};
 use ark_ff::{BigInt, BigInteger, Fp, MontBackend, MontConfig, PrimeField};
 use num_bigint::BigUint;
 
+pub use edwards_model::{EdwardsConstants, EdwardsMap};
 pub use registry::{CurveFn, CurveId};
 
 use crate::limbs::{Montgomery, WIDE_LIMB_BITS};
+use crate::step::Accumulation;
 use crate::wgsl::MulForm;
 
 /// The curve equation family, with the coefficients the formulas use.
@@ -29,6 +32,15 @@ pub enum CurveModel {
     TwistedEdwardsAMinus1 {
         /// The coefficient `d`.
         d: BigUint,
+    },
+    /// A short Weierstrass curve `y² = x³ + b` computed on its twisted Edwards model
+    /// `−u² + v² = 1 + d·u²·v²` ([`EdwardsMap`]): uploads and results are Weierstrass points,
+    /// stored points and buckets extended Edwards ones.
+    WeierstrassOnEdwards {
+        /// The Weierstrass coefficient `b` (uploads are checked against its equation).
+        b: BigUint,
+        /// The map's constants, with the Edwards coefficient `d`.
+        map: EdwardsConstants,
     },
 }
 
@@ -50,6 +62,9 @@ pub struct CurveSpec {
     pub scalar_modulus: BigUint,
     /// Curve equation and coefficients.
     pub model: CurveModel,
+    /// The spec of the same curve computed on its twisted Edwards model
+    /// ([`CurveModel::WeierstrassOnEdwards`]), for short Weierstrass curves that have one.
+    pub edwards: Option<Box<CurveSpec>>,
 }
 
 impl CurveSpec {
@@ -57,16 +72,27 @@ impl CurveSpec {
     pub fn point_coords(&self) -> usize {
         match self.model {
             CurveModel::ShortWeierstrassA0 { .. } => 3,
-            CurveModel::TwistedEdwardsAMinus1 { .. } => 4,
+            CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. } => 4,
         }
     }
 
     /// Coordinates of an input point as stored on the GPU after conversion: affine (x, y) for
-    /// short Weierstrass, (y−x, y+x, 2d·x·y) for twisted Edwards.
+    /// short Weierstrass, (y−x, y+x, 2d·x·y) for twisted Edwards, and (Y−X, Y+X, 2d·T, 2Z) of
+    /// the extended Edwards image for a Weierstrass curve on its Edwards model.
     pub fn stored_coords(&self) -> usize {
         match self.model {
             CurveModel::ShortWeierstrassA0 { .. } => 2,
             CurveModel::TwistedEdwardsAMinus1 { .. } => 3,
+            CurveModel::WeierstrassOnEdwards { .. } => 4,
+        }
+    }
+
+    /// The spec the pipelines of `accumulation` run: the Edwards model's for
+    /// [`Accumulation::Edwards`] where the curve has one, else this one.
+    pub fn running(&self, accumulation: Accumulation) -> &CurveSpec {
+        match (&self.edwards, accumulation) {
+            (Some(edwards), Accumulation::Edwards) => edwards,
+            _ => self,
         }
     }
 
@@ -82,6 +108,9 @@ impl CurveSpec {
             // Montgomery form, the curve equation (4) and x·y·2d. No affine accumulation on
             // this model.
             CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 8, add_stored: 7, add: 9, affine_add: 0 },
+            // HWCD with the precomputed (Y − X, Y + X, 2d·T, 2Z) of an extended image;
+            // conversion: Montgomery form (2), the Weierstrass equation (3) and the map (6).
+            CurveModel::WeierstrassOnEdwards { .. } => OpMuls { convert: 11, add_stored: 8, add: 9, affine_add: 0 },
         }
     }
 
@@ -148,6 +177,12 @@ pub trait GpuCurve:
     /// extended X, Y, T, Z), or `None` if they do not satisfy the curve equation.
     #[doc(hidden)]
     fn group_from_gpu(coords: &[Self::BaseField]) -> Option<Self::Group>;
+
+    /// Whether the point has no image on the curve's twisted Edwards model, where the curve is
+    /// computed on it (see [`EdwardsMap`]): the GPU leaves such points out and the host adds
+    /// their multiples. Only points outside the prime-order subgroup.
+    #[doc(hidden)]
+    fn lacks_edwards_image(&self) -> bool;
 
     /// The point with canonical little-endian coordinates `x` and `y` (the bytes API's
     /// encoding, where x = y = 0 is the short Weierstrass identity), checked to be on the curve.
@@ -267,11 +302,12 @@ pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
     F::from_le_bytes_mod_order(&value.to_bytes_le())
 }
 
-/// The spec of registry entry `id`, whose arkworks configuration is `C` and equation `model()`,
-/// computed on first use (what every family's [`GpuCurve::spec`] returns).
+/// The spec of registry entry `id`, whose arkworks configuration is `C` and equation `model()`
+/// (with the model of its Edwards form, where it has one), computed on first use (what every
+/// family's [`GpuCurve::spec`] returns).
 pub(crate) fn spec_of<C: CurveConfig<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs>>(
     id: CurveId,
-    model: impl FnOnce() -> CurveModel,
+    model: impl FnOnce() -> (CurveModel, Option<CurveModel>),
 ) -> &'static CurveSpec {
     id.spec_cell().get_or_init(|| {
         let modulus = BigUint::from_bytes_le(&C::BaseField::MODULUS.to_bytes_le());
@@ -279,14 +315,18 @@ pub(crate) fn spec_of<C: CurveConfig<BaseField: PrimeField + MontgomeryLimbs, Sc
         // Uploads copy arkworks' 64-bit limbs as they are: they must fill whole coordinates.
         assert_eq!(2 * C::BaseField::MODULUS.as_ref().len(), coord_words, "{id}: base field limbs");
         assert_eq!(2 * C::ScalarField::MODULUS.as_ref().len(), SCALAR_WORDS, "{id}: scalar field limbs");
-        CurveSpec {
+        let (model, edwards) = model();
+        let spec = CurveSpec {
             name: id.name(),
             coord_words,
             field: Montgomery::new(&modulus),
             wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
             scalar_bits: C::ScalarField::MODULUS_BIT_SIZE,
             scalar_modulus: BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le()),
-            model: model(),
-        }
+            model,
+            edwards: None,
+        };
+        let edwards = edwards.map(|model| Box::new(CurveSpec { model, ..spec.clone() }));
+        CurveSpec { edwards, ..spec }
     })
 }

@@ -1,13 +1,14 @@
 //! Short Weierstrass curves y² = x³ + b (a = 0): every G1 the crate serves but the Edwards one.
 //! One blanket [`GpuCurve`] implementation; a curve joins with one impl of
-//! [`ShortWeierstrassA0`] naming its registry entry.
+//! [`ShortWeierstrassA0`] naming its registry entry (and, if it has a point of order 2, its
+//! twisted Edwards model).
 
 use ark_ec::short_weierstrass::{Affine, Projective, SWCurveConfig};
 use ark_ec::AffineRepr;
 use ark_ff::{Field, PrimeField, Zero};
 
 use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
-use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, GpuCurve, MontgomeryLimbs, PointError};
+use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, EdwardsMap, GpuCurve, MontgomeryLimbs, PointError};
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
@@ -16,11 +17,22 @@ pub trait ShortWeierstrassA0:
 {
     /// The curve's registry entry.
     const ID: CurveId;
+
+    /// The map to the curve's twisted Edwards model, for curves with a point of order 2.
+    fn edwards_map() -> Option<&'static EdwardsMap<Self::BaseField>> {
+        None
+    }
 }
 
 #[cfg(feature = "bls12-377")]
 impl ShortWeierstrassA0 for ark_bls12_377::g1::Config {
     const ID: CurveId = CurveId::Bls12_377;
+
+    /// (−1, 0) has order 2 (b = 1).
+    fn edwards_map() -> Option<&'static EdwardsMap<ark_bls12_377::Fq>> {
+        static MAP: std::sync::OnceLock<Option<EdwardsMap<ark_bls12_377::Fq>>> = std::sync::OnceLock::new();
+        MAP.get_or_init(|| EdwardsMap::new(-ark_bls12_377::Fq::ONE)).as_ref()
+    }
 }
 
 #[cfg(feature = "bn254")]
@@ -41,7 +53,10 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     fn spec() -> &'static CurveSpec {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
-            CurveModel::ShortWeierstrassA0 { b: biguint_of(&C::COEFF_B) }
+            let b = biguint_of(&C::COEFF_B);
+            let edwards =
+                C::edwards_map().map(|map| CurveModel::WeierstrassOnEdwards { b: b.clone(), map: map.constants() });
+            (CurveModel::ShortWeierstrassA0 { b }, edwards)
         })
     }
 
@@ -58,7 +73,11 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     }
 
     fn group_from_gpu(coords: &[C::BaseField]) -> Option<Projective<C>> {
-        let &[x, y, z] = coords else { return None };
+        let (x, y, z) = match *coords {
+            [x, y, z] => (x, y, z),
+            [x, y, t, z] => from_edwards(C::edwards_map()?, x, y, t, z)?,
+            _ => return None,
+        };
         if z.is_zero() {
             return (x.is_zero() && !y.is_zero()).then(Projective::default);
         }
@@ -70,6 +89,10 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
         Some(Projective::new_unchecked(x * z, y * z.square(), z))
     }
 
+    fn lacks_edwards_image(&self) -> bool {
+        C::edwards_map().is_some_and(|map| !self.is_zero() && map.to_edwards(self.x, self.y).is_none())
+    }
+
     fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {
         let (x, y) = xy_from_le::<C::BaseField>(x, y)?;
         if x.is_zero() && y.is_zero() {
@@ -78,4 +101,12 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
         let point = Self::new_unchecked(x, y);
         point.is_on_curve().then_some(point).ok_or(PointError::NotOnCurve)
     }
+}
+
+/// The homogeneous Weierstrass coordinates of the extended Edwards point (X : Y : T : Z), or
+/// `None` if it is not on the Edwards curve.
+fn from_edwards<F: PrimeField>(map: &EdwardsMap<F>, x: F, y: F, t: F, z: F) -> Option<(F, F, F)> {
+    // −X² + Y² = Z² + d·T² and X·Y = T·Z, with Z ≠ 0.
+    let on_curve = y.square() - x.square() == z.square() + map.d * t.square() && x * y == t * z && !z.is_zero();
+    on_curve.then(|| map.from_extended(x, y, z))
 }

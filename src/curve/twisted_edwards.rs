@@ -30,7 +30,7 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
     fn spec() -> &'static CurveSpec {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A == -C::BaseField::ONE, "{}: the formulas assume a = −1", C::ID);
-            CurveModel::TwistedEdwardsAMinus1 { d: biguint_of(&C::COEFF_D) }
+            (CurveModel::TwistedEdwardsAMinus1 { d: biguint_of(&C::COEFF_D) }, None)
         })
     }
 
@@ -52,6 +52,10 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
             && x * y == t * z
             && !z.is_zero();
         on_curve.then(|| Projective::new_unchecked(x, y, t, z))
+    }
+
+    fn lacks_edwards_image(&self) -> bool {
+        false
     }
 
     fn from_xy_bytes(x: &[u8], y: &[u8]) -> Result<Self, PointError> {

@@ -70,8 +70,7 @@ impl CurvePipelines {
         let by_stage: Vec<StageCode> = Stage::ALL
             .into_iter()
             .map(|stage| {
-                let steps: Vec<Step> =
-                    Step::of(&spec.model, kernels.accumulation).filter(|s| s.stage() == stage).collect();
+                let steps: Vec<Step> = Step::of(spec, kernels.accumulation).filter(|s| s.stage() == stage).collect();
                 (stage, steps)
             })
             .filter(|(_, steps)| !steps.is_empty())

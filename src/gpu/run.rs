@@ -73,6 +73,19 @@ pub(crate) struct PreparedPass {
     pub identity: wgpu::Buffer,
     /// What `convert_points` found when the bases were prepared, as `Buffer::Faults`.
     pub faults: wgpu::Buffer,
+    /// The points as uploaded, kept where they may have to be converted again (bases prepared
+    /// on a Weierstrass curve's Edwards model; see [`crate::curve::EdwardsMap`]).
+    pub raw: Option<RawPoints>,
+}
+
+/// Uploaded points on the GPU, as `Buffer::RawPoints`.
+pub(crate) struct RawPoints {
+    /// The points' words.
+    pub buffer: wgpu::Buffer,
+    /// Number of points.
+    pub n: u32,
+    /// Their upload form (`Plan::POINTS_MONTGOMERY` or 0).
+    pub inputs: u32,
 }
 
 impl PreparedPass {

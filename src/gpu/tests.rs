@@ -47,6 +47,7 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
         (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => {
             vec![mul(&x, lambda), mul(&y, lambda), mul(&mul(&x, &y), lambda), lambda.clone()]
         }
+        (CurveModel::WeierstrassOnEdwards { .. }, _) => panic!("the test kernels run G::spec(), the curve's own model"),
     };
     coords.iter().flat_map(|c| m.to_storage(c)).collect()
 }
@@ -169,7 +170,7 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         (4, cases.len() * 4 * point_words),
         cases.len() as u32,
     );
-    let got = points_from_gpu::<G>(&out, form_of::<G>(ctx)).expect("GPU points are on the curve");
+    let got = points_from_gpu::<G>(&out, G::spec(), form_of::<G>(ctx)).expect("GPU points are on the curve");
     for (i, (p, q)) in cases.iter().enumerate() {
         let (p, q) = (p.into_group(), q.into_group());
         let expected = [p + q, p.double(), p + q, p - q];
@@ -207,7 +208,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Holds the workspace's lease while reading its buffers, so no other test's call reuses it.
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
     let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
-    let output = pollster::block_on(ctx.run_leased::<G>(
+    let output = pollster::block_on(ctx.run_leased(
         &runner,
         &mut lease,
         &plan,
@@ -217,7 +218,9 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     ))
     .expect("GPU run");
     output.faults.check(0).expect("valid points");
-    let partials = points_from_gpu::<G>(&output.partials, form_of::<G>(ctx)).expect("GPU points are on the curve");
+    let spec = runner.spec;
+    let partials =
+        points_from_gpu::<G>(&output.partials, spec, form_of::<G>(ctx)).expect("GPU points are on the curve");
     let workspace = lease.workspace().expect("workspace");
     let read = |b: Buffer, words: usize| {
         pollster::block_on(ctx.gpu().read_words(workspace.buffer(b), words as u64 * 4)).expect("readback")
@@ -242,6 +245,16 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
             CurveModel::ShortWeierstrassA0 { .. } => vec![x, y],
             CurveModel::TwistedEdwardsAMinus1 { d } => {
                 vec![(&y + modulus - &x) % modulus, (&y + &x) % modulus, (x * y * d * 2u32) % modulus]
+            }
+            CurveModel::WeierstrassOnEdwards { map, .. } => {
+                // (Y − X, Y + X, 2d·T, 2Z) of X = κ·w·(w + t), Y = (w − t)·y, T = κ·w·(w − t),
+                // Z = y·(w + t), w = x − α.
+                let m = |v: BigUint| v % modulus;
+                let w = m(x + modulus - &map.alpha);
+                let (plus, minus) = (m(&w + &map.t), m(&w + modulus - &map.t));
+                let (ex, ey) = (m(&map.kappa * &w * &plus), m(&minus * &y));
+                let (et, ez) = (m(&map.kappa * &w * &minus), m(&y * &plus));
+                vec![m(&ey + modulus - &ex), m(&ey + &ex), m(et * &map.d * 2u32), m(ez * 2u32)]
             }
         };
         assert_eq!(coords, expected, "stage 1 point {i}");
@@ -270,7 +283,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Buckets, then the carries of the later chunks it reaches into (stage 4 adds them). Empty
     // buckets are never written.
     let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
-    let decode = |words: &[u32]| points_from_gpu::<G>(words, form_of::<G>(ctx)).expect("pieces on curve")[0];
+    let decode = |words: &[u32]| points_from_gpu::<G>(words, spec, form_of::<G>(ctx)).expect("pieces on curve")[0];
     let firsts = read(Buffer::Buckets, buckets * point_words);
     let carries = read(Buffer::Carries, plan.total_chunks() as usize * point_words);
     let (n32, s, c) = (plan.n, plan.chunk_len, plan.chunks_per_window);
@@ -320,7 +333,7 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let mut wrong = Vec::new();
     for (k, q) in points.iter().enumerate() {
         acc += q;
-        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], form_of::<G>(ctx));
+        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], G::spec(), form_of::<G>(ctx));
         if got.as_ref().map(|g| g[0] != acc).unwrap_or(true) {
             wrong.push(k);
         }
@@ -431,3 +444,53 @@ macro_rules! curve_tests {
 }
 
 each_curve!(curve_tests);
+
+/// The Edwards pass of BLS12-377 itself: G1 inputs come back unflagged (so their results are
+/// the Edwards kernels' own), a point with no image or an exceptional addition comes back
+/// flagged (so the pass runs again on the Weierstrass model).
+#[cfg(feature = "bls12-377")]
+#[test]
+fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
+    use ark_bls12_377::{Fq, G1Affine};
+    let Some(ctx) = shared_context() else { return };
+    let runner = pollster::block_on(ctx.runner::<G1Affine>()).expect("runner");
+    assert!(matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. }), "bls12-377 runs on Edwards");
+    let mut rng = StdRng::seed_from_u64(21);
+    let n = 64;
+    let g1: Vec<G1Affine> =
+        (0..n).map(|_| <G1Affine as ark_ec::AffineRepr>::Group::rand(&mut rng).into_affine()).collect();
+    let scalars: Vec<ark_bls12_377::Fr> = (0..n).map(|_| UniformRand::rand(&mut rng)).collect();
+    let omega = (Fq::from(-3i64).sqrt().expect("q ≡ 1 mod 3") - Fq::ONE) / Fq::from(2u8);
+    let mut no_image = g1.clone();
+    no_image[5] = G1Affine::new_unchecked(-Fq::ONE, Fq::zero());
+    let mut exceptional = g1.clone();
+    exceptional[1] = (g1[0] + G1Affine::new_unchecked(-omega, Fq::zero())).into_affine();
+    let mut equal_pair = scalars.clone();
+    equal_pair[1] = equal_pair[0];
+    for (what, points, scalars, flagged) in [
+        ("G1", &g1, &scalars, false),
+        ("no image", &no_image, &scalars, true),
+        ("exceptional", &exceptional, &equal_pair, true),
+    ] {
+        let plan = Plan::choose(n as u32, G1Affine::spec().scalar_bits)
+            .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY);
+        let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
+        let source = PointSource::Upload { points: &Points::Arkworks(points), first: 0 };
+        let output = pollster::block_on(ctx.run_leased(
+            &runner,
+            &mut lease,
+            &plan,
+            source,
+            &Scalars::<G1Affine>::Arkworks(scalars),
+            false,
+        ))
+        .expect("GPU run");
+        assert_eq!(runner.exceptional(&output.partials), flagged, "{what}");
+        if !flagged {
+            let partials =
+                points_from_gpu::<G1Affine>(&output.partials, runner.spec, runner.kernels().form).expect("on curve");
+            let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(points, scalars).expect("same lengths");
+            assert_eq!(crate::combine::combine_windows(&partials, &plan), expected, "{what}");
+        }
+    }
+}

@@ -15,6 +15,7 @@ pub(crate) struct BufferSizes([u64; 14]);
 impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels`.
     pub(crate) fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
+        let spec = spec.running(kernels.accumulation);
         let n = plan.n as u64;
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
@@ -32,9 +33,9 @@ impl BufferSizes {
             Buffer::Partials => 3 * plan.total_segments() as u64 * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
             // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
-            Buffer::ChunkStates => match kernels.accumulation.on(&spec.model) {
+            Buffer::ChunkStates => match kernels.accumulation.on(spec) {
                 Accumulation::BatchAffine => plan.total_chunks() as u64 * (3 * field + 16),
-                Accumulation::Projective => 0,
+                Accumulation::Projective | Accumulation::Edwards => 0,
             },
             Buffer::Faults => FAULTS_BYTES,
         });

@@ -52,7 +52,7 @@ export interface Kernels {
   /** Whether independent products advance together (software GPUs) or one after another. */
   batched: boolean;
   /** How buckets are accumulated. */
-  accumulation: "projective" | "batch-affine";
+  accumulation: "projective" | "batch-affine" | "edwards";
 }
 "#;
 
@@ -106,7 +106,7 @@ impl JsMsmContext {
 
     /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
     /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, batched: boolean,
-    /// accumulation: "projective" | "batch-affine" }`. Browsers lack 64-bit integers, so
+    /// accumulation: "projective" | "batch-affine" | "edwards" }`. Browsers lack 64-bit integers, so
     /// `limbBits` is 13; products are batched on software GPUs (SwiftShader, llvmpipe), one
     /// after another on hardware GPUs.
     #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
@@ -120,6 +120,7 @@ impl JsMsmContext {
             let accumulation = match kernels.accumulation {
                 crate::step::Accumulation::Projective => "projective",
                 crate::step::Accumulation::BatchAffine => "batch-affine",
+                crate::step::Accumulation::Edwards => "edwards",
             };
             Reflect::set(&object, &"accumulation".into(), &accumulation.into())?;
             Ok(object.into())

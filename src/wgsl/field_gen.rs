@@ -244,6 +244,17 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
             field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
+                + "// d is not a square: the Edwards formulas are complete.\nconst EDWARDS_INCOMPLETE: bool = false;\n"
+        }
+        CurveModel::WeierstrassOnEdwards { b, map } => {
+            let d2 = (&map.d * 2u32) % &f.modulus;
+            let mut out = field_const("B", "b of the Weierstrass equation, Montgomery form", &mont(b), f, packed);
+            out += &field_const("D2", "2·d of the Edwards model, Montgomery form", &mont(&d2), f, packed);
+            out +=
+                &field_const("EDWARDS_ALPHA", "α: (α, 0) has order 2, Montgomery form", &mont(&map.alpha), f, packed);
+            out += &field_const("EDWARDS_T", "t = √(3α²), Montgomery form", &mont(&map.t), f, packed);
+            out += &field_const("EDWARDS_KAPPA", "κ = √(−(3α + 2t)), Montgomery form", &mont(&map.kappa), f, packed);
+            out + "// d is a square: some additions are exceptional (see te_points.wgsl).\nconst EDWARDS_INCOMPLETE: bool = true;\n"
         }
     }
 }

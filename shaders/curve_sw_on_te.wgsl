@@ -1,0 +1,67 @@
+// A short Weierstrass curve y² = x³ + b with a point of order 2, (α, 0), computed on its twisted
+// Edwards model −u² + v² = 1 + d·u²·v² (src/curve/edwards_model.rs has the map and why it is
+// exact): uploads are checked as Weierstrass points (sw_inputs.wgsl), converted to extended
+// Edwards points, and added with the formulas of te_points.wgsl. The host maps the partial sums
+// back.
+#import sw_inputs
+#import te_points
+
+// An input point after conversion: (Y − X, Y + X, 2d·T, 2Z) of its extended Edwards image, the
+// precomputed form of HWCD's addition (8 multiplications; Z is not 1, which saves the
+// conversion an inversion). All zeros for a point with no image: convert_points gives it no
+// digits and reports it, and the host adds its multiple.
+struct Stored { y_minus_x: Field, y_plus_x: Field, t2d: Field, z2: Field }
+struct StoredPacked { c: array<PackedField, 4> }
+
+// The Edwards image of the affine Weierstrass point (x, y): with w = x − α,
+// X = κ·w·(w + t), Y = (w − t)·y, T = κ·w·(w − t), Z = y·(w + t).
+// No image (Z = 0) where y = 0 (the points of order 2) or w = −t.
+fn stored_from_affine(x: Field, y: Field) -> Stored {
+    let w = field_sub(x, EDWARDS_ALPHA);
+    let w_plus_t = field_add(w, EDWARDS_T);
+    let w_minus_t = field_sub(w, EDWARDS_T);
+    let kw = field_mul(w, EDWARDS_KAPPA);
+    let m = field_mul_x4(kw, w_plus_t, w_minus_t, y, kw, w_minus_t, y, w_plus_t);
+    if (field_eq(m.r[3], FIELD_ZERO)) {
+        return Stored(FIELD_ZERO, FIELD_ZERO, FIELD_ZERO, FIELD_ZERO);
+    }
+    return Stored(field_sub(m.r[1], m.r[0]), field_add(m.r[1], m.r[0]), field_mul(m.r[2], D2), field_double(m.r[3]));
+}
+
+// Canonical upload words into the stored form (tests; the pipeline converts in convert_points).
+fn stored_from_raw(raw: RawPoint) -> Stored {
+    let xy = field_mul_x2(field_from_words(raw.x), R2_MOD_P, field_from_words(raw.y), R2_MOD_P);
+    return stored_from_affine(xy.r[0], xy.r[1]);
+}
+
+// Whether the point had no Edwards image (stored_from_affine stored zeros).
+fn stored_lacks_image(q: Stored) -> bool {
+    return field_eq(q.z2, FIELD_ZERO);
+}
+
+// −(X : Y : T : Z) = (−X : Y : −T : Z): swaps Y − X with Y + X and negates 2d·T.
+fn stored_negate(q: Stored) -> Stored {
+    return Stored(q.y_plus_x, q.y_minus_x, field_neg(q.t2d), q.z2);
+}
+
+fn point_add_stored(p: Point, q: Stored) -> Point {
+    let m = field_mul_x4(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d, p.z, q.z2);
+    let a = m.r[0];
+    let b = m.r[1];
+    let c = m.r[2];
+    let d = m.r[3];
+    let e = field_sub(b, a);
+    let f = field_sub(d, c);
+    let g = field_add(d, c);
+    let h = field_add(b, a);
+    return point_finish(e, f, g, h);
+}
+
+fn stored_pack(q: Stored) -> StoredPacked {
+    return StoredPacked(array<PackedField, 4>(field_pack(q.y_minus_x), field_pack(q.y_plus_x), field_pack(q.t2d),
+        field_pack(q.z2)));
+}
+
+fn stored_unpack(q: StoredPacked) -> Stored {
+    return Stored(field_unpack(q.c[0]), field_unpack(q.c[1]), field_unpack(q.c[2]), field_unpack(q.c[3]));
+}
