@@ -14,8 +14,9 @@
 //!
 //! Only the per-window sums of the reduction's partial results and Horner's rule run on the
 //! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
-//! 64-bit products or 13-bit limbs, and buckets accumulate projectively or batch-affine: chosen
-//! per device and curve by measuring them there ([`calibrate`]); browsers have only 13-bit limbs.
+//! 64-bit products or 13-bit limbs, and buckets accumulate projectively, batch-affine, or (for
+//! BLS12-377) on the curve's twisted Edwards model ([`EdwardsMap`]): chosen per device and
+//! curve by measuring them there ([`calibrate`]); browsers have only 13-bit limbs.
 //!
 //! ```no_run
 //! # #[cfg(feature = "bn254")]

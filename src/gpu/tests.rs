@@ -445,9 +445,10 @@ macro_rules! curve_tests {
 
 each_curve!(curve_tests);
 
-/// The Edwards pass of BLS12-377 itself: G1 inputs come back unflagged (so their results are
-/// the Edwards kernels' own), a point with no image or an exceptional addition comes back
-/// flagged (so the pass runs again on the Weierstrass model).
+/// The Edwards pass of BLS12-377 itself: G1 inputs come back unflagged, so their results are
+/// the Edwards kernels' own; a point with no image is reported (and left to the host, which
+/// completes the result); an exceptional addition comes back flagged (so the pass runs again
+/// on the Weierstrass model).
 #[cfg(feature = "bls12-377")]
 #[test]
 fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
@@ -467,30 +468,30 @@ fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
     exceptional[1] = (g1[0] + G1Affine::new_unchecked(-omega, Fq::zero())).into_affine();
     let mut equal_pair = scalars.clone();
     equal_pair[1] = equal_pair[0];
-    for (what, points, scalars, flagged) in [
-        ("G1", &g1, &scalars, false),
-        ("no image", &no_image, &scalars, true),
-        ("exceptional", &exceptional, &equal_pair, true),
-    ] {
+    let cases = [
+        ("G1", &g1, &scalars, None, false),
+        ("no image", &no_image, &scalars, Some(5), false),
+        ("exceptional", &exceptional, &equal_pair, None, true),
+    ];
+    for (what, raw_points, raw_scalars, reported, flagged) in cases {
         let plan = Plan::choose(n as u32, G1Affine::spec().scalar_bits)
             .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY);
         let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
-        let source = PointSource::Upload { points: &Points::Arkworks(points), first: 0 };
-        let output = pollster::block_on(ctx.run_leased(
-            &runner,
-            &mut lease,
-            &plan,
-            source,
-            &Scalars::<G1Affine>::Arkworks(scalars),
-            false,
-        ))
-        .expect("GPU run");
+        let (points, scalars) = (Points::Arkworks(raw_points.as_slice()), Scalars::<G1Affine>::Arkworks(raw_scalars));
+        let source = PointSource::Upload { points: &points, first: 0 };
+        let output =
+            pollster::block_on(ctx.run_leased(&runner, &mut lease, &plan, source, &scalars, false)).expect("GPU run");
+        assert_eq!(output.faults.no_image, reported, "{what}");
         assert_eq!(runner.exceptional(&output.partials), flagged, "{what}");
         if !flagged {
-            let partials =
-                points_from_gpu::<G1Affine>(&output.partials, runner.spec, runner.kernels().form).expect("on curve");
-            let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(points, scalars).expect("same lengths");
-            assert_eq!(crate::combine::combine_windows(&partials, &plan), expected, "{what}");
+            let partials = points_from_gpu::<G1Affine>(&output.partials, runner.spec, runner.kernels().form)
+                .expect("on the curve");
+            let mut got = crate::combine::combine_windows(&partials, &plan);
+            if let Some(from) = reported {
+                got += crate::combine::sum_without_image(&points, &scalars, from).expect("valid points");
+            }
+            let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(raw_points, raw_scalars).expect("same lengths");
+            assert_eq!(got, expected, "{what}");
         }
     }
 }
