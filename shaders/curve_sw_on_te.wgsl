@@ -46,15 +46,7 @@ fn stored_negate(q: Stored) -> Stored {
 
 fn point_add_stored(p: Point, q: Stored) -> Point {
     let m = field_mul_x4(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d, p.z, q.z2);
-    let a = m.r[0];
-    let b = m.r[1];
-    let c = m.r[2];
-    let d = m.r[3];
-    let e = field_sub(b, a);
-    let f = field_sub(d, c);
-    let g = field_add(d, c);
-    let h = field_add(b, a);
-    return point_finish(e, f, g, h);
+    return point_combine(m.r[0], m.r[1], m.r[2], m.r[3]);
 }
 
 fn stored_pack(q: Stored) -> StoredPacked {

@@ -25,15 +25,13 @@ fn point_finish(e: Field, f: Field, g: Field, h: Field) -> Point {
 fn point_add(p: Point, q: Point) -> Point {
     let m = field_mul_x4(field_sub(p.y, p.x), field_sub(q.y, q.x), field_add(p.y, p.x), field_add(q.y, q.x),
         p.t, q.t, p.z, q.z);
-    let a = m.r[0];
-    let b = m.r[1];
-    let c = field_mul(m.r[2], D2);
-    let d = field_double(m.r[3]);
-    let e = field_sub(b, a);
-    let f = field_sub(d, c);
-    let g = field_add(d, c);
-    let h = field_add(b, a);
-    return point_finish(e, f, g, h);
+    return point_combine(m.r[0], m.r[1], field_mul(m.r[2], D2), field_double(m.r[3]));
+}
+
+// HWCD's common tail from A = (Y1−X1)(Y2−X2), B = (Y1+X1)(Y2+X2), C = 2d·T1T2, D = 2·Z1Z2:
+// E = B − A, F = D − C, G = D + C, H = B + A, then point_finish (additions and mixed additions).
+fn point_combine(a: Field, b: Field, c: Field, d: Field) -> Point {
+    return point_finish(field_sub(b, a), field_sub(d, c), field_add(d, c), field_add(b, a));
 }
 
 fn point_double(p: Point) -> Point {
