@@ -79,9 +79,26 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
         "fn limbs_of(a: Field) -> Limbs {{\n    return limbs_unpack(PackedField(a.w));\n}}\n\
          fn field_of(a: Limbs) -> Field {{\n    return Field(limbs_pack(a).w);\n}}"
     );
+    // The multiplication's b: every limb feeds N multiply-adds. Taken out as 16-bit halves
+    // (`& 0xffff`, `>> 16`), AMD's compiler folds each half into the multiplications as an
+    // operand select (SDWA), which a multiply-add cannot take: every product then costs a
+    // multiplication and an addition. 13-bit field extracts are not word selects, so each
+    // limb is extracted once and every product is one multiply-add.
+    let limbs: Vec<String> = (0..n)
+        .map(|j| {
+            let w = j / 2;
+            if j % 2 == 0 {
+                format!("a.w[{w}] & LIMB_MASK")
+            } else {
+                format!("extractBits(a.w[{w}], 16u, LIMB_BITS)")
+            }
+        })
+        .collect();
     let _ = writeln!(
         out,
-        "fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(PackedField(a.w), limbs_of(b)));\n}}"
+        "fn limbs_of_multiplier(a: Field) -> Limbs {{\n    return Limbs(array<u32, {n}>({}));\n}}\n\
+         fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(PackedField(a.w), limbs_of_multiplier(b)));\n}}",
+        limbs.join(", ")
     );
     for op in ["add", "sub"] {
         let _ = writeln!(
