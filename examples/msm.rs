@@ -33,13 +33,14 @@ fn main() {
     let form = match value("--field").as_deref() {
         None => None,
         Some("narrow") => Some(MulForm::ROLLED),
+        Some("narrow-gpu") => Some(MulForm::ROLLED_GPU),
         Some("wide") => Some(MulForm::WIDE),
         Some(other) if other.starts_with("wide-") => {
             let rounds = other[5..].parse().expect("--field wide-R: R rounds per loop");
             Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, wide or wide-R (R rounds per loop)");
+            eprintln!("unknown --field {other}: use narrow, narrow-gpu (packed, products one after another), wide or wide-R (R rounds per loop)");
             std::process::exit(2);
         }
     };
