@@ -136,61 +136,6 @@ pub fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField], plan: &Plan) -
     combine_windows(&bucket_reduce::<G>(&buckets, plan), plan)
 }
 
-/// The Karatsuba Montgomery multiplication of `field_karatsuba.rs` (software GPUs' 20-limb
-/// fields), step for step, with every u32 operation checked for overflow.
-pub fn mont_mul_karatsuba_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
-    let n = m.limbs;
-    let h = n / 2;
-    let p = crate::limbs::to_limbs(&m.modulus, n);
-    let add = |x: u32, y: u32| x.checked_add(y).expect("accumulator overflow");
-    let sub = |x: u32, y: u32| x.checked_sub(y).expect("negative coefficient");
-    let mul = |x: u32, y: u32| x.checked_mul(y).expect("product overflow");
-    let convolution = |x: &[u32], y: &[u32], q: usize| {
-        (q.saturating_sub(h - 1)..=q.min(h - 1)).fold(0, |s, u| add(s, mul(x[u], y[q - u])))
-    };
-    let sa: Vec<u32> = (0..h).map(|j| add(a[j], a[h + j])).collect();
-    let sb: Vec<u32> = (0..h).map(|j| add(b[j], b[h + j])).collect();
-    let mut coefficients = vec![0u32; 2 * n];
-    for q in 0..2 * h - 1 {
-        let z0 = convolution(&a[..h], &b[..h], q);
-        let z2 = convolution(&a[h..], &b[h..], q);
-        let z1 = sub(sub(convolution(&sa, &sb, q), z0), z2);
-        coefficients[q] = add(coefficients[q], z0);
-        coefficients[q + h] = add(coefficients[q + h], z1);
-        coefficients[q + 2 * h] = add(coefficients[q + 2 * h], z2);
-    }
-    let mut t = coefficients[..n - 1].to_vec();
-    for round in 0..n {
-        let x = t[0];
-        let q = x.wrapping_mul(m.mu) & LIMB_MASK;
-        let carry = add(x, mul(q, p[0])) >> LIMB_BITS;
-        for j in 1..n - 1 {
-            let mut v = add(t[j], mul(q, p[j]));
-            if j == 1 {
-                v = add(v, carry);
-            }
-            t[j - 1] = v;
-        }
-        t[n - 2] = add(coefficients[n - 1 + round], mul(q, p[n - 1]));
-    }
-    normalize(&t, m)
-}
-
-/// Resolves the accumulators' carries (the last limb takes the final carry) and reduces once.
-fn normalize(t: &[u32], m: &Montgomery) -> Vec<u32> {
-    let mut out = Vec::with_capacity(m.limbs);
-    let mut carry = 0u32;
-    for &tj in t {
-        let u = tj.checked_add(carry).expect("accumulator overflow");
-        out.push(u & LIMB_MASK);
-        carry = u >> LIMB_BITS;
-    }
-    out.push(carry);
-    let value = crate::limbs::from_limbs(&out);
-    let reduced = if value >= m.modulus { value - &m.modulus } else { value };
-    crate::limbs::to_limbs(&reduced, m.limbs)
-}
-
 /// The Montgomery multiplication of `field_mul` in `field_gen.rs`, step for step, with every
 /// u32 operation checked for overflow: the proof that its accumulators fit.
 pub fn mont_mul_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
@@ -212,5 +157,15 @@ pub fn mont_mul_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
             t[j - 1] = v;
         }
     }
-    normalize(&t, m)
+    let mut out = Vec::with_capacity(n);
+    let mut carry = 0;
+    for &tj in &t {
+        let u = add(tj, carry);
+        out.push(u & LIMB_MASK);
+        carry = u >> LIMB_BITS;
+    }
+    out.push(carry);
+    let value = crate::limbs::from_limbs(&out);
+    let reduced = if value >= m.modulus { value - &m.modulus } else { value };
+    crate::limbs::to_limbs(&reduced, n)
 }

@@ -14,7 +14,7 @@ use num_bigint::BigUint;
 use crate::curve::{CurveModel, CurveSpec};
 use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
 
-use super::{field_karatsuba, field_packed, field_wide};
+use super::{field_packed, field_wide};
 
 /// How `field_mul` is generated; both compute the same function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -360,14 +360,8 @@ fn sub(spec: &CurveSpec) -> String {
 /// loop silently exits after one iteration): N/rounds per product batch, about 13 per point
 /// addition on bls12-377. Every kernel bounds the additions one thread makes (`plan.rs` caps
 /// the chunks a bucket can span), so no thread comes near the budget.
-///
-/// Software GPUs' 20-limb fields take the Karatsuba form of [`super::field_karatsuba`] instead,
-/// with the same loop shape.
 fn mul(spec: &CurveSpec, rounds: usize, batched: bool) -> String {
     let n = spec.field.limbs;
-    if field_karatsuba::karatsuba_pays(n, batched) {
-        return mul_functions(n, rounds, batched, |rounds, k| field_karatsuba::mul_products(n, rounds, k));
-    }
     mul_functions(n, rounds, batched, |rounds, k| mul_products(n, rounds, k))
 }
 

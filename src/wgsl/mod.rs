@@ -3,7 +3,6 @@
 
 pub mod compose;
 pub mod field_gen;
-mod field_karatsuba;
 mod field_packed;
 pub mod field_wide;
 pub mod inversion;
