@@ -6,7 +6,8 @@
 //!
 //! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
 //! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
-//! forces the 13-bit-limb form browsers run, `--field wide` the 32-bit one (64-bit integers);
+//! forces the 13-bit-limb form browsers run on software GPUs, `--field narrow-gpu` the one they
+//! run on hardware GPUs (packed, products one after another), `--field wide` the 32-bit one;
 //! by default the context picks wide where the device has 64-bit integers. `--accumulation
 //! batch-affine|projective` fixes stage 3's accumulation on short Weierstrass curves. By default
 //! the context calibrates both on the curve's first use (the cold call) and prints what it
