@@ -41,6 +41,9 @@ struct Plan {
     affine_batch: u32,
     // Which uploads hold arkworks' Montgomery form (INPUT_POINTS_MONTGOMERY; bit 2 for scalars).
     inputs: u32,
+    // Scalar sets S over the same points (a batch): set s owns windows s·K … s·K + K − 1, so
+    // every per-window buffer holds S·K windows.
+    sets: u32,
 }
 
 // Linear index of this thread in a dispatch that may be folded into two dimensions

@@ -4,7 +4,8 @@
 //     model cannot hold (which the host adds; prepared bases run it once, at preparation). This is where uploaded points are validated: the host only copies
 //     them (coordinates below p, then the curve equation; the lowest bad index of each kind is
 //     kept in `faults`, which the host reads before it uses any result).
-//   decompose_scalars: scalar i into signed windows, counting each window's bucket sizes.
+//   decompose_scalars: scalar i of set s into signed windows (the set's windows s·K …
+//     s·K + K − 1), counting each window's bucket sizes; one thread per scalar of every set.
 //
 // Digits: window w holds bits [w·c, (w+1)·c) of the scalar plus the carry from window w − 1.
 // A value v ≥ 2^(c−1) becomes v − 2^c with a carry into the next window, so every digit lies in
@@ -16,13 +17,14 @@
 
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
-// 8 little-endian u32 words per scalar.
+// 8 little-endian u32 words per scalar; the sets one after another (scalar i of set s at s·n + i).
 @group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
 // identity[i] = 1 if point i gets no digits (the identity, a bad point, or one with no stored
 // form), else 0.
 @group(0) @binding(6) var<storage, read_write> identity: array<u32>;
-// digits[w·n + i]: the digit of scalar i in window w (magnitude | DIGIT_NEGATIVE, 0 for none).
+// digits[w·n + i]: the digit of point i in window w of all sets' windows (magnitude |
+// DIGIT_NEGATIVE, 0 for none).
 @group(0) @binding(4) var<storage, read_write> digits: array<u32>;
 // bucket_counts[w·h + b − 1]: how many points enter bucket b of window w.
 @group(0) @binding(5) var<storage, read_write> bucket_counts: array<atomic<u32>>;
@@ -31,7 +33,7 @@
 
 const SCALAR_WORDS: u32 = 8u;
 
-// Bits [bit, bit + width) of scalar i (width ≤ 16).
+// Bits [bit, bit + width) of scalar i of all sets' scalars (width ≤ 16).
 fn scalar_bits(i: u32, bit: u32, width: u32) -> u32 {
     let word = bit >> 5u;
     let shift = bit & 31u;
@@ -78,17 +80,19 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = thread_index(gid, nwg);
-    if (i >= plan.n) {
+    let scalar = thread_index(gid, nwg);
+    if (scalar >= plan.sets * plan.n) {
         return;
     }
+    let i = scalar % plan.n;
+    let first_window = (scalar / plan.n) * plan.num_windows;
     let skip = identity[i] != 0u;
 
     let c = plan.window_bits;
     let half = plan.num_buckets;
     var carry = 0u;
     for (var w = 0u; w < plan.num_windows; w = w + 1u) {
-        let v = scalar_bits(i, w * c, c) + carry;
+        let v = scalar_bits(scalar, w * c, c) + carry;
         var digit = v;
         carry = 0u;
         if (v >= half && w + 1u < plan.num_windows) {
@@ -102,9 +106,10 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         if (skip) {
             digit = 0u;
         }
-        digits[w * plan.n + i] = digit;
+        let window = first_window + w;
+        digits[window * plan.n + i] = digit;
         if (digit != 0u) {
-            atomicAdd(&bucket_counts[w * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
+            atomicAdd(&bucket_counts[window * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
         }
     }
 }

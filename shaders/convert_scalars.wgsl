@@ -5,13 +5,13 @@
 #import scalar
 
 @group(0) @binding(0) var<uniform> plan: Plan;
-// 8 little-endian u32 words per scalar.
+// 8 little-endian u32 words per scalar, of every set.
 @group(0) @binding(2) var<storage, read_write> raw_scalars: array<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn convert_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
-    if (i >= plan.n) {
+    if (i >= plan.sets * plan.n) {
         return;
     }
     let at = i * 8u;

@@ -2,7 +2,8 @@
 // point); transposing it lists, for every bucket, the points that enter it.
 //   scan_bucket_counts: one workgroup per window turns bucket counts into start offsets
 //     (exclusive prefix sum; window w's entries start at w·n).
-//   scatter_entries: one thread per point appends its index to each of its buckets.
+//   scatter_entries: one thread per point appends its index to each of its buckets, in the
+//     windows of every scalar set.
 #import common
 
 @group(0) @binding(0) var<uniform> plan: Plan;
@@ -59,7 +60,7 @@ fn scatter_entries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     if (i >= plan.n) {
         return;
     }
-    for (var w = 0u; w < plan.num_windows; w = w + 1u) {
+    for (var w = 0u; w < plan.sets * plan.num_windows; w = w + 1u) {
         let digit = digits[w * plan.n + i];
         if (digit != 0u) {
             let bucket = w * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u;

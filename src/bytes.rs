@@ -83,6 +83,31 @@ impl MsmContext {
         let result = self.msm_inputs::<G>(Points::Bytes(points), Scalars::Bytes(scalars)).await?;
         Ok(encode_point::<G>(&result))
     }
+
+    /// One MSM per scalars buffer over the same points buffer, run together as in
+    /// [`MsmContext::msm_batch`]; the results in the points encoding, one per set. Checked
+    /// before any GPU work: `BadLength` (points, then each set in order), then
+    /// `SetLengthMismatch`.
+    pub async fn msm_bytes_batch(
+        &self,
+        curve: CurveId,
+        points: &[u8],
+        sets: &[&[u8]],
+    ) -> Result<Vec<Vec<u8>>, MsmError> {
+        with_curve!(curve, G => self.msm_bytes_batch_on::<G>(points, sets).await)
+    }
+
+    async fn msm_bytes_batch_on<G: GpuCurve>(&self, points: &[u8], sets: &[&[u8]]) -> Result<Vec<Vec<u8>>, MsmError> {
+        points_len::<G>(points)?;
+        let sets = scalar_sets::<G>(sets)?;
+        let results = self.msm_batch_inputs::<G>(Points::Bytes(points), &sets).await?;
+        Ok(results.iter().map(encode_point::<G>).collect())
+    }
+}
+
+/// Scalars buffers as scalar sets, each length checked (`BadLength`).
+fn scalar_sets<'a, G: GpuCurve>(sets: &[&'a [u8]]) -> Result<Vec<Scalars<'a, G>>, MsmError> {
+    sets.iter().map(|set| scalars_len(set).map(|_| Scalars::Bytes(set))).collect()
 }
 
 impl PreparedBytes {
@@ -122,5 +147,26 @@ impl MsmContext {
     ) -> Result<Vec<u8>, MsmError> {
         let result = self.msm_prepared_scalars(bases, Scalars::Bytes(scalars)).await?;
         Ok(encode_point::<G>(&result))
+    }
+
+    /// One MSM per scalars buffer over prepared bases, run together as in
+    /// [`MsmContext::msm_batch`]; the results in the points encoding. Errors: `BadLength` (each
+    /// set in order), `SetLengthMismatch`, then those of [`MsmContext::msm_prepared_bytes`].
+    pub async fn msm_prepared_bytes_batch(
+        &self,
+        bases: &PreparedBytes,
+        sets: &[&[u8]],
+    ) -> Result<Vec<Vec<u8>>, MsmError> {
+        with_prepared!(bases, b => self.msm_prepared_bytes_batch_on(b, sets).await)
+    }
+
+    async fn msm_prepared_bytes_batch_on<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        sets: &[&[u8]],
+    ) -> Result<Vec<Vec<u8>>, MsmError> {
+        let sets = scalar_sets::<G>(sets)?;
+        let results = self.msm_prepared_batch_scalars(bases, &sets).await?;
+        Ok(results.iter().map(encode_point::<G>).collect())
     }
 }

@@ -14,10 +14,12 @@ use crate::curve::{CurveModel, CurveSpec};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::{run_stages, PointSource, RunOutput, Timings};
-use crate::gpu::workspace::{max_points, BufferSizes, Workspace, WorkspaceLease, WorkspacePool, DEFAULT_WORKSPACES};
+use crate::gpu::workspace::{
+    max_points, max_sets, BufferSizes, Workspace, WorkspaceLease, WorkspacePool, DEFAULT_WORKSPACES,
+};
 use crate::plan::Plan;
 use crate::step::{Accumulation, Kernels};
-use crate::upload::{Points, Scalars, Upload};
+use crate::upload::{Points, ScalarSets, Scalars, Upload};
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
@@ -61,6 +63,22 @@ pub(crate) struct PassResult<P> {
     /// (so it left out the points with no image), rather than running again on the
     /// Weierstrass model.
     pub(crate) on_edwards: bool,
+}
+
+impl<P> PassResult<P> {
+    /// The partial sums of scalar set `set` of the pass (its K windows' segments).
+    pub(crate) fn set_partials(&self, set: usize, plan: &Plan) -> &[P] {
+        let len = (plan.num_windows * plan.segments) as usize;
+        &self.partials[set * len..(set + 1) * len]
+    }
+}
+
+/// `SetLengthMismatch` for the first scalar set whose length is not the points' `n`.
+pub(crate) fn check_set_lengths<G: GpuCurve>(n: usize, sets: &[Scalars<'_, G>]) -> Result<(), MsmError> {
+    match sets.iter().position(|set| set.len() != n) {
+        Some(set) => Err(MsmError::SetLengthMismatch { set, points: n, scalars: sets[set].len() }),
+        None => Ok(()),
+    }
 }
 
 /// A curve's runner once compiled. Concurrent first calls on a curve wait for one compilation
@@ -232,6 +250,11 @@ impl MsmContext {
         self.max_pass_points::<G>() * MAX_PASSES
     }
 
+    /// Scalar sets per pass of a batch over `plan`'s points (see [`max_sets`]).
+    pub(crate) fn max_sets(&self, runner: &CurveRunner, plan: &Plan) -> usize {
+        max_sets(&self.gpu.limits, plan, |plan| runner.buffer_sizes(plan)) as usize
+    }
+
     /// Points per pass for an input of `n` points: equal passes that each fit the device (their
     /// sums add up).
     pub(crate) fn pass_len<G: GpuCurve>(&self, n: usize) -> usize {
@@ -260,39 +283,75 @@ impl MsmContext {
         self.msm_inputs(Points::Arkworks(points), Scalars::Arkworks(scalars)).await
     }
 
-    /// The MSM of points and as many scalars, pass by pass. Every pass's faults are checked
-    /// before its result is used, so nothing computed from a bad point is returned.
+    /// Σ sets\[s\]\[i\]·points\[i\] for every scalar set s over the same points: one result per
+    /// set, each equal to [`MsmContext::msm`] of the points and that set. The sets run together,
+    /// as extra windows of one GPU pass (groups of up to [`crate::plan::MAX_SETS_PER_PASS`] sets, fewer where
+    /// the device's buffer limits need it): the points are uploaded and converted once per pass
+    /// and all the sets' sums come back in one readback. Errors: `SetLengthMismatch` for the
+    /// first set whose length differs from the points' (before any GPU work), then as for
+    /// [`MsmContext::msm`]. An empty list of sets gives an empty result.
+    pub async fn msm_batch<G: GpuCurve>(
+        &self,
+        points: &[G],
+        sets: &[&[G::ScalarField]],
+    ) -> Result<Vec<G::Group>, MsmError> {
+        let sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| Scalars::Arkworks(set)).collect();
+        self.msm_batch_inputs(Points::Arkworks(points), &sets).await
+    }
+
+    /// The MSM of points and as many scalars: a batch of one set.
     pub(crate) async fn msm_inputs<G: GpuCurve>(
         &self,
         points: Points<'_, G>,
         scalars: Scalars<'_, G>,
     ) -> Result<G::Group, MsmError> {
+        let mut results = self.msm_batch_inputs(points, &[scalars]).await?;
+        Ok(results.pop().expect("one result per set"))
+    }
+
+    /// The MSMs of points and each scalar set, pass by pass, the sets of a pass in groups that
+    /// fit the device. Every pass's faults are checked before its result is used, so nothing
+    /// computed from a bad point is returned.
+    pub(crate) async fn msm_batch_inputs<G: GpuCurve>(
+        &self,
+        points: Points<'_, G>,
+        sets: &[Scalars<'_, G>],
+    ) -> Result<Vec<G::Group>, MsmError> {
         let n = points.len();
-        debug_assert_eq!(scalars.len(), n);
+        check_set_lengths(n, sets)?;
         self.gpu.check_alive()?;
-        if n == 0 {
-            return Ok(G::Group::zero());
+        let mut totals = vec![G::Group::zero(); sets.len()];
+        if n == 0 || sets.is_empty() {
+            return Ok(totals);
         }
-        self.runner::<G>().await?; // chooses the kernels, which set the pass size
+        let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
         let max = self.max_points::<G>();
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
         let pass_len = self.pass_len::<G>(n);
-        let mut total = G::Group::zero();
         for start in (0..n).step_by(pass_len) {
             let range = start..(start + pass_len).min(n);
-            let plan = Plan::choose(range.len() as u32, scalars.bits())
-                .with_inputs(points.plan_inputs() | scalars.plan_inputs());
-            let (pass_points, pass_scalars) = (points.pass(range.clone()), scalars.pass(range));
-            let source = PointSource::Upload { points: &pass_points, first: start };
-            let pass = self.run::<G>(&plan, source, &pass_scalars, false).await?;
-            total += combine_windows(&pass.partials, &plan);
-            if let Some(from) = pass.no_image {
-                total += sum_without_image(&pass_points, &pass_scalars, from)?;
+            let pass_points = points.pass(range.clone());
+            let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
+            let plan = Plan::choose(range.len() as u32, sets[0].bits())
+                .with_inputs(points.plan_inputs() | sets[0].plan_inputs());
+            let group_len = self.max_sets(&runner, &plan);
+            for (group, first_set) in pass_sets.chunks(group_len).zip((0..).step_by(group_len)) {
+                let plan = plan.with_sets(group.len() as u32);
+                let source = PointSource::Upload { points: &pass_points, first: start };
+                let group_sets = ScalarSets(group.to_vec());
+                let pass = self.run::<G>(&plan, source, &group_sets, false).await?;
+                for (k, set) in group.iter().enumerate() {
+                    let total = &mut totals[first_set + k];
+                    *total += combine_windows(pass.set_partials(k, &plan), &plan);
+                    if let Some(from) = pass.no_image {
+                        *total += sum_without_image(&pass_points, set, from)?;
+                    }
+                }
             }
         }
-        Ok(total)
+        Ok(totals)
     }
 
     /// Runs the GPU stages for `plan` on a leased workspace, gives it back, checks the faults of

@@ -65,5 +65,5 @@ pub fn reduction_additions(plan: &Plan) -> u64 {
             len + (64 - m.leading_zeros() as u64) + m.count_ones() as u64 + 1
         })
         .sum();
-    per_window * plan.num_windows as u64
+    per_window * plan.all_windows() as u64
 }

@@ -48,6 +48,17 @@ pub enum MsmError {
         /// Number of scalars given.
         scalars: usize,
     },
+    /// A scalar set of a batch MSM (`MsmContext::msm_batch` and its kin) whose length differs
+    /// from the points'.
+    #[error("length mismatch: {points} points but scalar set {set} has {scalars} scalars")]
+    SetLengthMismatch {
+        /// Index of the first such set in the batch.
+        set: usize,
+        /// Number of points given.
+        points: usize,
+        /// Number of scalars in that set.
+        scalars: usize,
+    },
     /// More points than one call takes (`MsmContext::max_points`: the device's largest pass
     /// times `MAX_PASSES`; for a profiled run, one pass).
     #[error("input of {n} points exceeds the largest this device can take, {max}")]

@@ -31,6 +31,10 @@ pub const MAX_AFFINE_BATCH: u32 = 256;
 /// bls12-377 from 618 to 590 ms (ed-on-bls12-377 within noise); 8 was no better.
 pub const BUCKETS_PER_CHUNK: u32 = 4;
 
+/// Most scalar sets one pass of a batch MSM takes: larger batches run in groups of this many
+/// (or fewer where the device's buffer limits need it). Bounds the workspace a batch grows.
+pub const MAX_SETS_PER_PASS: u32 = 64;
+
 /// The sizes of one MSM call, as the shaders see them (`struct Plan` in `shaders/common.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
@@ -58,6 +62,9 @@ pub struct Plan {
     /// [`Plan::POINTS_MONTGOMERY`] and [`Plan::SCALARS_MONTGOMERY`] bits: which uploads hold
     /// arkworks' Montgomery form (the Rust API) rather than canonical integers (the bytes API).
     pub inputs: u32,
+    /// Scalar sets S over the same points (a batch MSM): set s is uploaded after set s − 1 and
+    /// owns windows s·K … s·K + K − 1, so every per-window buffer holds S·K windows.
+    pub sets: u32,
 }
 
 impl Plan {
@@ -69,6 +76,11 @@ impl Plan {
     /// This plan for uploads of the form `inputs` ([`Plan::inputs`]).
     pub fn with_inputs(self, inputs: u32) -> Self {
         Plan { inputs, ..self }
+    }
+
+    /// This plan for `sets` scalar sets over its points ([`Plan::sets`]).
+    pub fn with_sets(self, sets: u32) -> Self {
+        Plan { sets, ..self }.with_affine_batch()
     }
 
     /// The plan with window width `window_bits` for `n` scalars of `scalar_bits` bits.
@@ -90,6 +102,7 @@ impl Plan {
             chunks_per_window: n.div_ceil(chunk_len),
             affine_batch: 0,
             inputs: 0,
+            sets: 1,
         }
         .with_affine_batch()
     }
@@ -123,19 +136,24 @@ impl Plan {
         self.num_windows as u64 * per_window
     }
 
+    /// Windows of all scalar sets, S·K.
+    pub fn all_windows(&self) -> u32 {
+        self.sets * self.num_windows
+    }
+
     /// Buckets over all windows (stage 3 threads).
     pub fn total_buckets(&self) -> u32 {
-        self.num_windows * self.num_buckets
+        self.all_windows() * self.num_buckets
     }
 
     /// Accumulation threads over all windows (stage 3 threads, and carry slots).
     pub fn total_chunks(&self) -> u32 {
-        self.num_windows * self.chunks_per_window
+        self.all_windows() * self.chunks_per_window
     }
 
     /// Reduction threads over all windows (stage 4 threads, points read back).
     pub fn total_segments(&self) -> u32 {
-        self.num_windows * self.segments
+        self.all_windows() * self.segments
     }
 }
 

@@ -6,14 +6,14 @@ use std::marker::PhantomData;
 use ark_ff::Zero;
 
 use crate::combine::{combine_windows, times};
-use crate::context::CurveRunner;
+use crate::context::{check_set_lengths, CurveRunner};
 use crate::curve::CurveModel;
 use crate::curve::GpuCurve;
 use crate::gpu::run::{submit_pass, PointSource, PreparedPass, RawPoints};
 use crate::gpu::workspace::bind_group;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
-use crate::upload::{write_upload, Faults, Points, Scalars, Upload, FAULTS_BYTES};
+use crate::upload::{write_upload, Faults, Points, ScalarSets, Scalars, Upload, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
@@ -179,35 +179,69 @@ impl MsmContext {
         self.msm_prepared_scalars(bases, Scalars::Arkworks(scalars)).await
     }
 
-    /// [`MsmContext::msm_prepared`] of scalars in either upload form.
+    /// One MSM per scalar set over bases prepared on this context, the sets together as in
+    /// [`MsmContext::msm_batch`]: one result per set, an empty one for no sets. Errors:
+    /// `SetLengthMismatch` (before any GPU work), `ForeignBases`, GPU errors.
+    pub async fn msm_prepared_batch<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        sets: &[&[G::ScalarField]],
+    ) -> Result<Vec<G::Group>, MsmError> {
+        let sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| Scalars::Arkworks(set)).collect();
+        self.msm_prepared_batch_scalars(bases, &sets).await
+    }
+
+    /// [`MsmContext::msm_prepared`] of scalars in either upload form: a batch of one set.
     pub(crate) async fn msm_prepared_scalars<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
         scalars: Scalars<'_, G>,
     ) -> Result<G::Group, MsmError> {
-        let n = scalars.len();
-        if n != bases.len {
-            return Err(MsmError::LengthMismatch { points: bases.len, scalars: n });
+        if scalars.len() != bases.len {
+            return Err(MsmError::LengthMismatch { points: bases.len, scalars: scalars.len() });
         }
+        let mut results = self.msm_prepared_batch_scalars(bases, &[scalars]).await?;
+        Ok(results.pop().expect("one result per set"))
+    }
+
+    /// [`MsmContext::msm_prepared_batch`] of scalar sets in either upload form.
+    pub(crate) async fn msm_prepared_batch_scalars<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        sets: &[Scalars<'_, G>],
+    ) -> Result<Vec<G::Group>, MsmError> {
+        check_set_lengths(bases.len, sets)?;
         if bases.context_id != self.id {
             return Err(MsmError::ForeignBases);
         }
         self.gpu().check_alive()?;
-        let mut total = G::Group::zero();
+        let mut totals = vec![G::Group::zero(); sets.len()];
+        let Some(first) = sets.first() else {
+            return Ok(totals);
+        };
+        let runner = self.runner::<G>().await?;
         for (k, pass) in bases.passes.iter().enumerate() {
-            let start = k * bases.pass_len;
-            let plan = Plan::choose(pass.n, scalars.bits()).with_inputs(scalars.plan_inputs());
-            let pass_scalars = scalars.pass(start..start + pass.n as usize);
-            let range = start..start + pass.n as usize;
-            let pass = self.run::<G>(&plan, PointSource::Prepared(pass), &pass_scalars, false).await?;
-            total += combine_windows(&pass.partials, &plan);
-            // Points the pass left out (a pass run again on the Weierstrass model held them all).
-            if pass.on_edwards {
-                for (i, point) in bases.without_image.iter().filter(|(i, _)| range.contains(i)) {
-                    total += times(point.into_group(), &scalars.le_bytes(*i));
+            let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
+            let plan = Plan::choose(pass.n, first.bits()).with_inputs(first.plan_inputs());
+            let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
+            let group_len = self.max_sets(&runner, &plan);
+            for (group, first_set) in pass_sets.chunks(group_len).zip((0..).step_by(group_len)) {
+                let plan = plan.with_sets(group.len() as u32);
+                let result =
+                    self.run::<G>(&plan, PointSource::Prepared(pass), &ScalarSets(group.to_vec()), false).await?;
+                for (s, set) in group.iter().enumerate() {
+                    let total = &mut totals[first_set + s];
+                    *total += combine_windows(result.set_partials(s, &plan), &plan);
+                    // Points the pass left out (a pass run again on the Weierstrass model held
+                    // them all).
+                    if result.on_edwards {
+                        for (i, point) in bases.without_image.iter().filter(|(i, _)| range.contains(i)) {
+                            *total += times(point.into_group(), &set.le_bytes(*i - range.start));
+                        }
+                    }
                 }
             }
         }
-        Ok(total)
+        Ok(totals)
     }
 }

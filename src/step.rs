@@ -301,11 +301,11 @@ impl Step {
     /// Workgroup counts (x, y) of the step's dispatch for `plan`.
     pub fn dispatch(self, plan: &Plan) -> (u32, u32) {
         match self {
-            Step::ConvertPoints | Step::ConvertScalars | Step::DecomposeScalars | Step::ScatterEntries => {
-                dispatch_size(plan.n)
-            }
+            Step::ConvertPoints | Step::ScatterEntries => dispatch_size(plan.n),
+            // One thread per scalar of every set.
+            Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.n),
             // One workgroup per window.
-            Step::ScanBucketCounts => (plan.num_windows, 1),
+            Step::ScanBucketCounts => (plan.all_windows(), 1),
             Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks => {
                 dispatch_size(plan.total_chunks())
             }

@@ -127,6 +127,14 @@ pub(crate) enum Scalars<'a, G: GpuCurve> {
     Bytes(&'a [u8]),
 }
 
+impl<G: GpuCurve> Clone for Scalars<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: GpuCurve> Copy for Scalars<'_, G> {}
+
 impl<'a, G: GpuCurve> Scalars<'a, G> {
     const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
 
@@ -190,6 +198,31 @@ impl<G: GpuCurve> Upload for Scalars<'_, G> {
         match self {
             Scalars::Arkworks(_) => None,
             Scalars::Bytes(bytes) => Some(bytes),
+        }
+    }
+}
+
+/// The scalar sets of a batch MSM over one pass's points, uploaded one after another (set s's
+/// scalar i at s·n + i, as `decompose_scalars` reads them); all of one upload form.
+pub(crate) struct ScalarSets<'a, G: GpuCurve>(pub(crate) Vec<Scalars<'a, G>>);
+
+impl<G: GpuCurve> Upload for ScalarSets<'_, G> {
+    fn byte_len(&self) -> usize {
+        self.0.iter().map(Upload::byte_len).sum()
+    }
+
+    fn write(&self, mut out: wgpu::WriteOnly<'_, [u8]>) {
+        for set in &self.0 {
+            let (this, rest) = out.split_at(set.byte_len());
+            set.write(this);
+            out = rest;
+        }
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        match self.0.as_slice() {
+            [one] => one.as_bytes(),
+            _ => None,
         }
     }
 }

@@ -314,6 +314,53 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
 }
 
+/// Batch MSM: every set equals arkworks, over uploaded points and prepared bases, through
+/// passes and through more sets than one pass takes; the errors for a set of another length
+/// (the first such set named, before any GPU work) and for another context's bases; no sets
+/// give no results.
+fn batch_msm_matches_arkworks_per_set<G: GpuCurve>() {
+    let Some(ctx) = context() else { return };
+    let mut rng = StdRng::seed_from_u64(9);
+    let n = 300;
+    let mut points = random_points::<G>(n, &mut rng);
+    points[7] = G::zero();
+    let mut sets: Vec<Vec<G::ScalarField>> = (0..5).map(|_| random_scalars::<G>(n, &mut rng)).collect();
+    sets.push(vec![G::ScalarField::zero(); n]);
+    sets.push(vec![-G::ScalarField::ONE; n]);
+    let expected = |sets: &[Vec<G::ScalarField>]| -> Vec<G::Group> {
+        sets.iter().map(|set| G::Group::msm(&points, set).expect("same lengths")).collect()
+    };
+    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &refs(&sets))), Ok(expected(&sets)), "{}", G::spec().name);
+    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &refs(&sets[..1]))), Ok(expected(&sets[..1])), "one set");
+    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &[])), Ok(vec![]));
+
+    let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
+    assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &refs(&sets))), Ok(expected(&sets)), "prepared");
+    assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &[])), Ok(vec![]));
+
+    let short = random_scalars::<G>(n - 1, &mut rng);
+    let mut with_short = refs(&sets[..2]);
+    with_short.push(&short);
+    with_short.push(&short);
+    let mismatch = MsmError::SetLengthMismatch { set: 2, points: n, scalars: n - 1 };
+    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &with_short)).err(), Some(mismatch.clone()));
+    assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &with_short)).err(), Some(mismatch));
+
+    // Three passes of points, and more sets than one pass takes (two groups per pass).
+    let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
+    assert_eq!(pollster::block_on(split.msm_prepared_batch(&bases, &refs(&sets))).err(), Some(MsmError::ForeignBases));
+    let many: Vec<Vec<G::ScalarField>> =
+        (0..webgpu_msm::plan::MAX_SETS_PER_PASS as usize + 3).map(|_| random_scalars::<G>(n, &mut rng)).collect();
+    assert_eq!(pollster::block_on(split.msm_batch(&points, &refs(&many))), Ok(expected(&many)), "passes and groups");
+    let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
+    assert_eq!(pollster::block_on(split.msm_prepared_batch(&split_bases, &refs(&many))), Ok(expected(&many)));
+}
+
+/// The scalar sets as the batch API takes them.
+fn refs<F>(sets: &[Vec<F>]) -> Vec<&[F]> {
+    sets.iter().map(Vec::as_slice).collect()
+}
+
 /// The tests above, for one curve.
 macro_rules! curve_tests {
     ($module:ident, $affine:ty) => {
@@ -367,6 +414,11 @@ macro_rules! curve_tests {
             #[test]
             fn prepared_bases_match_arkworks() {
                 super::prepared_bases_match_arkworks::<G>();
+            }
+
+            #[test]
+            fn batch_msm_matches_arkworks_per_set() {
+                super::batch_msm_matches_arkworks_per_set::<G>();
             }
 
             #[test]

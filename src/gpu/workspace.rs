@@ -1,7 +1,7 @@
 //! The buffers and bind groups of one curve's pipeline, kept between calls and grown on demand.
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
-use crate::plan::Plan;
+use crate::plan::{Plan, MAX_SETS_PER_PASS};
 use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
@@ -19,11 +19,11 @@ impl BufferSizes {
         let n = plan.n as u64;
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
-        let windows = plan.num_windows as u64;
+        let windows = plan.all_windows() as u64;
         let sizes = Buffer::ALL.map(|b| match b {
             Buffer::Plan => std::mem::size_of::<Plan>() as u64,
             Buffer::RawPoints => n * 2 * spec.coord_words as u64 * 4,
-            Buffer::RawScalars => n * SCALAR_WORDS as u64 * 4,
+            Buffer::RawScalars => plan.sets as u64 * n * SCALAR_WORDS as u64 * 4,
             Buffer::Points => n * spec.stored_coords() as u64 * field,
             Buffer::Identity => n * 4,
             Buffer::Digits | Buffer::Entries => windows * n * 4,
@@ -65,6 +65,15 @@ impl BufferSizes {
     fn max(&self, other: &BufferSizes) -> BufferSizes {
         BufferSizes(std::array::from_fn(|i| self.0[i].max(other.0[i])))
     }
+}
+
+/// The most scalar sets (at most [`MAX_SETS_PER_PASS`], at least 1) whose buffers for `plan`'s
+/// points (`sizes` of a plan) all fit the device limits: a batch runs its sets in groups of this
+/// many per pass.
+pub(crate) fn max_sets(limits: &wgpu::Limits, plan: &Plan, sizes: impl Fn(&Plan) -> BufferSizes) -> u32 {
+    let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    let fits = |sets: u32| sizes(&plan.with_sets(sets)).largest() <= cap;
+    (2..=MAX_SETS_PER_PASS).take_while(|&sets| fits(sets)).last().unwrap_or(1)
 }
 
 /// The largest `n` whose buffers all fit the device limits.
