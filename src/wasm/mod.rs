@@ -8,6 +8,7 @@
 //! export class MsmContext {
 //!   static create(): Promise<MsmContext>;
 //!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
+//!   msmBatch(curve: Curve, points: Uint8Array, sets: Uint8Array[]): Promise<Uint8Array[]>;
 //!   prepare(curve: Curve, points: Uint8Array): Promise<PreparedBases>;
 //!   kernels(curve: Curve): Promise<Kernels>; // { limbBits, batched, accumulation }
 //!   readonly adapterInfo: string;
@@ -16,6 +17,7 @@
 //! }
 //! export class PreparedBases {
 //!   msm(scalars: Uint8Array): Promise<Uint8Array>;
+//!   msmBatch(sets: Uint8Array[]): Promise<Uint8Array[]>;
 //!   readonly length: number;
 //!   free(): void;
 //! }
@@ -93,6 +95,26 @@ impl JsMsmContext {
         future_to_promise(async move { run_msm(&inner, &curve, &points, &scalars).await })
     }
 
+    /// One MSM per scalars buffer of `sets` over the same `points`, computed together (one GPU
+    /// submission and readback per pass for all of them); one result per set, `[]` for no sets.
+    /// Rejects before any GPU work on a set that is not a `Uint8Array`, has a bad length, or
+    /// holds another number of scalars than there are points (naming the set).
+    #[wasm_bindgen(js_name = msmBatch, unchecked_return_type = "Promise<Uint8Array[]>")]
+    pub fn msm_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
+        points: Vec<u8>,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] sets: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let curve = curve.parse().map_err(js_error)?;
+            let sets = scalar_sets(&sets)?;
+            let sets: Vec<&[u8]> = sets.iter().map(Vec::as_slice).collect();
+            results(inner.msm_bytes_batch(curve, &points, &sets).await.map_err(js_error)?)
+        })
+    }
+
     /// Uploads and converts `points` once; the returned bases take any number of `msm(scalars)`
     /// calls. Rejects on bad points (the same errors as `msm`).
     #[wasm_bindgen(unchecked_return_type = "Promise<PreparedBases>")]
@@ -168,11 +190,44 @@ impl JsPreparedBases {
         })
     }
 
+    /// One MSM per scalars buffer over these points, computed together as in
+    /// `MsmContext.msmBatch`; one result per set.
+    #[wasm_bindgen(js_name = msmBatch, unchecked_return_type = "Promise<Uint8Array[]>")]
+    pub fn msm_batch(&self, #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] sets: JsValue) -> Promise {
+        let (context, bases) = (self.context.clone(), self.bases.clone());
+        future_to_promise(async move {
+            let sets = scalar_sets(&sets)?;
+            let sets: Vec<&[u8]> = sets.iter().map(Vec::as_slice).collect();
+            results(context.msm_prepared_bytes_batch(&bases, &sets).await.map_err(js_error)?)
+        })
+    }
+
     /// Number of points.
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> usize {
         self.bases.len()
     }
+}
+
+/// The scalars buffers of a batch, copied out of JS; rejects on anything but an array of
+/// `Uint8Array`s.
+fn scalar_sets(sets: &JsValue) -> Result<Vec<Vec<u8>>, JsValue> {
+    if !Array::is_array(sets) {
+        return Err(JsError::new("scalar sets must be an array of Uint8Array").into());
+    }
+    Array::from(sets)
+        .iter()
+        .enumerate()
+        .map(|(i, set)| match set.dyn_into::<Uint8Array>() {
+            Ok(bytes) => Ok(bytes.to_vec()),
+            Err(_) => Err(JsError::new(&format!("scalar set {i} is not a Uint8Array")).into()),
+        })
+        .collect()
+}
+
+/// Encoded points as a JS array of `Uint8Array`s.
+fn results(points: Vec<Vec<u8>>) -> Result<JsValue, JsValue> {
+    Ok(points.iter().map(|p| JsValue::from(Uint8Array::from(p.as_slice()))).collect::<Array>().into())
 }
 
 async fn run_msm(ctx: &crate::MsmContext, curve: &str, points: &[u8], scalars: &[u8]) -> Result<JsValue, JsValue> {

@@ -182,6 +182,31 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     }
   });
 
+  await t("msmBatch: one result per scalar set, over points and prepared bases", async () => {
+    const n = 40;
+    const [pts, ks1] = m.randomInputs(curve, n, 11n);
+    const [, ks2] = m.randomInputs(curve, n, 12n);
+    const zeros = scalars(new Array(n).fill(0n));
+    const expected = [m.arkworksMsm(curve, pts, ks1), m.arkworksMsm(curve, pts, ks2), O];
+    const got = await ctx.msmBatch(curve, pts, [ks1, ks2, zeros]);
+    if (!Array.isArray(got) || got.length !== 3) throw new Error(`msmBatch gave ${got?.length} results for 3 sets`);
+    got.forEach((r, i) => expectBytes(r, expected[i], `set ${i}`));
+    if ((await ctx.msmBatch(curve, pts, [])).length !== 0) throw new Error("no sets must give no results");
+    const bases = await ctx.prepare(curve, pts);
+    try {
+      const prepared = await bases.msmBatch([ks2, ks1]);
+      expectBytes(prepared[0], expected[1], "prepared set 0");
+      expectBytes(prepared[1], expected[0], "prepared set 1");
+      await expectRejection(bases.msmBatch([ks1, scalars([1n])]), /^length mismatch: 40 points but scalar set 1 has 1 scalars$/);
+    } finally {
+      bases.free();
+    }
+    await expectRejection(ctx.msmBatch(curve, pts, [ks1, scalars([1n])]), /^length mismatch: 40 points but scalar set 1 has 1 scalars$/);
+    await expectRejection(ctx.msmBatch(curve, pts, [ks1, new Uint8Array(31)]), /^scalars buffer of 31 bytes is not a multiple of 32 bytes$/);
+    await expectRejection(ctx.msmBatch(curve, pts, [ks1, "ks2"]), /^scalar set 1 is not a Uint8Array$/);
+    await expectRejection(ctx.msmBatch(curve, pts, ks1), /^scalar sets must be an array of Uint8Array$/);
+  });
+
   // Bad input: each rejects with an Error naming the problem.
   await t("bad inputs reject with named errors", async () => {
     const offCurve = [g[0], (g[1] + 1n) % p];
