@@ -5,9 +5,24 @@
 //! its cost in [`crate::cost`].
 
 use crate::curve::{CurveModel, CurveSpec};
-use crate::gpu::run::dispatch_size;
 use crate::plan::Plan;
 use crate::wgsl::{MulForm, Stage};
+
+/// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
+const WORKGROUP_SIZE: u32 = 64;
+/// Largest workgroup count per dispatch dimension (WebGPU default limit).
+const MAX_GROUPS_PER_DIMENSION: u32 = 65_535;
+
+/// Workgroup counts for `threads` threads, folded into two dimensions when needed
+/// (`thread_index` in `common.wgsl` unfolds them).
+pub(crate) fn dispatch_size(threads: u32) -> (u32, u32) {
+    let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
+    if groups <= MAX_GROUPS_PER_DIMENSION {
+        (groups, 1)
+    } else {
+        (MAX_GROUPS_PER_DIMENSION, groups.div_ceil(MAX_GROUPS_PER_DIMENSION))
+    }
+}
 
 /// The buffers of the pipeline, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,8 +10,7 @@ use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveId, CurveSpec};
 
-const FORMS: [MulForm; 6] = [
-    MulForm::Unrolled,
+const FORMS: [MulForm; 5] = [
     MulForm::ROLLED,
     MulForm::ROLLED_GPU,
     MulForm::WIDE,
@@ -204,7 +203,7 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
 #[test]
 fn cost_model_unit_costs_match_the_curve_formulas() {
     for spec in specs() {
-        let source = compose(spec, Stage::Smvp, MulForm::Unrolled);
+        let source = compose(spec, Stage::Smvp, MulForm::ROLLED);
         let body = |name: &str| {
             let start = source.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("{name} in {}", spec.name));
             let rest = &source[start..];
@@ -234,7 +233,7 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
         if Stage::AccumulateAffine.supports(spec) {
             // Montgomery's trick in the step kernel, then affine_add without the square of a
             // doubling's numerator (doublings are rare; the inversion is counted apart).
-            let source = compose(spec, Stage::AccumulateAffine, MulForm::Unrolled);
+            let source = compose(spec, Stage::AccumulateAffine, MulForm::ROLLED);
             let step = body_muls(&source, "step_affine_chunks") + 2 * source.matches("field_mul_x2(inverse").count();
             let add = body_muls(&source, "affine_add") - 1;
             assert_eq!((step + add) as u64, costs.affine_add, "{} affine_add", spec.name);

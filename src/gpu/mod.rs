@@ -5,6 +5,9 @@
 pub(crate) mod browser;
 pub(crate) mod device;
 pub(crate) mod pipelines;
+#[cfg(target_arch = "wasm32")]
+mod precompile;
+pub(crate) mod resident;
 pub(crate) mod run;
 pub(crate) mod workspace;
 

@@ -65,7 +65,7 @@ impl CurvePipelines {
     /// Natively the stages compile in parallel, one thread each, for drivers that compile a
     /// pipeline when it is created (lavapipe compiles at its first dispatch instead, so there it
     /// gains little); in browsers one after the other, each first compiled asynchronously by the
-    /// browser ([`crate::wasm::precompile`]) so the page keeps painting meanwhile.
+    /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
     pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
         let by_stage: Vec<StageCode> = Stage::ALL
             .into_iter()
@@ -92,7 +92,7 @@ impl CurvePipelines {
         {
             let modules: Vec<(&str, Vec<&str>)> =
                 by_stage.iter().map(|s| (s.code.as_str(), s.steps.iter().map(|step| step.name()).collect())).collect();
-            crate::wasm::precompile::precompile(&gpu.device, &modules).await;
+            super::precompile::precompile(&gpu.device, &modules).await;
         }
         #[cfg(target_arch = "wasm32")]
         let compiled = gpu.capture(|| by_stage.iter().map(compile).collect::<Vec<_>>()).await?;

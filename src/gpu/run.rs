@@ -8,23 +8,8 @@ use crate::MsmError;
 
 use super::device::Gpu;
 use super::pipelines::CurvePipelines;
+use super::resident::PreparedPass;
 use super::workspace::Workspace;
-
-/// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
-const WORKGROUP_SIZE: u32 = 64;
-/// Largest workgroup count per dispatch dimension (WebGPU default limit).
-const MAX_GROUPS_PER_DIMENSION: u32 = 65_535;
-
-/// Workgroup counts for `threads` threads, folded into two dimensions when needed
-/// (`thread_index` in `common.wgsl` unfolds them).
-pub(crate) fn dispatch_size(threads: u32) -> (u32, u32) {
-    let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
-    if groups <= MAX_GROUPS_PER_DIMENSION {
-        (groups, 1)
-    } else {
-        (MAX_GROUPS_PER_DIMENSION, groups.div_ceil(MAX_GROUPS_PER_DIMENSION))
-    }
-}
 
 /// What one GPU run reads back.
 pub(crate) struct RunOutput {
@@ -61,43 +46,6 @@ pub(crate) enum PointSource<'a> {
     },
     /// Points already converted on the GPU (prepared bases).
     Prepared(&'a PreparedPass),
-}
-
-/// Points converted once into their stored form and kept on the GPU.
-pub(crate) struct PreparedPass {
-    /// Number of points.
-    pub n: u32,
-    /// Stored points, as `Buffer::Points`.
-    pub points: wgpu::Buffer,
-    /// Identity flags, as `Buffer::Identity`.
-    pub identity: wgpu::Buffer,
-    /// What `convert_points` found when the bases were prepared, as `Buffer::Faults`.
-    pub faults: wgpu::Buffer,
-    /// The points as uploaded, kept where they may have to be converted again (bases prepared
-    /// on a Weierstrass curve's Edwards model; see [`crate::curve::EdwardsMap`]).
-    pub raw: Option<RawPoints>,
-}
-
-/// Uploaded points on the GPU, as `Buffer::RawPoints`.
-pub(crate) struct RawPoints {
-    /// The points' words.
-    pub buffer: wgpu::Buffer,
-    /// Number of points.
-    pub n: u32,
-    /// Their upload form (`Plan::POINTS_MONTGOMERY` or 0).
-    pub inputs: u32,
-}
-
-impl PreparedPass {
-    /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
-    pub(crate) fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
-        match buffer {
-            Buffer::Points => Some(&self.points),
-            Buffer::Identity => Some(&self.identity),
-            Buffer::Faults => Some(&self.faults),
-            _ => None,
-        }
-    }
 }
 
 /// Uploads the inputs, runs every pipeline and reads back the partial sums. The workspace keeps

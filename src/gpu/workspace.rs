@@ -5,7 +5,7 @@ use crate::plan::{Plan, MAX_SETS_PER_PASS};
 use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
-use super::run::PreparedPass;
+use super::resident::PreparedPass;
 use crate::upload::FAULTS_BYTES;
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].

@@ -38,7 +38,6 @@ use crate::MsmError;
 
 #[cfg(feature = "demo")]
 pub mod demo;
-pub(crate) mod precompile;
 #[cfg(feature = "demo")]
 pub use demo::{arkworks_msm, random_inputs};
 

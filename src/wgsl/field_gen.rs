@@ -19,10 +19,6 @@ use super::{field_packed, field_wide};
 /// How `field_mul` is generated; both compute the same function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MulForm {
-    /// N² straight-line statements: no loops at all. Large shaders and a slow first compile
-    /// (uncached lavapipe: ~40 s for bls12-377), and SwiftShader's compiler fails on the 30-limb
-    /// field; kept to compare against (it was slower on lavapipe, too).
-    Unrolled,
     /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N). The
     /// default where 64-bit integers are missing (browsers).
     Rolled {
@@ -77,7 +73,6 @@ impl MulForm {
     /// BENCHMARKS.md), so hardware GPUs call `field_mul` K times instead.
     pub fn batched(self) -> bool {
         match self {
-            MulForm::Unrolled => false,
             MulForm::Rolled { batched, .. } | MulForm::Wide { batched, .. } => batched,
         }
     }
@@ -92,7 +87,7 @@ impl MulForm {
     /// Bits per limb of this form's field elements.
     pub fn limb_bits(self) -> u32 {
         match self {
-            MulForm::Unrolled | MulForm::Rolled { .. } => LIMB_BITS,
+            MulForm::Rolled { .. } => LIMB_BITS,
             MulForm::Wide { .. } => WIDE_LIMB_BITS,
         }
     }
@@ -105,7 +100,8 @@ impl MulForm {
 
 impl Default for MulForm {
     /// [`MulForm::ROLLED`], which every WebGPU device runs: on lavapipe at 2^16 it runs the
-    /// pipeline 10–15% faster than the unrolled form and compiles several times faster;
+    /// pipeline 10–15% faster than a fully unrolled multiplication (no longer generated) and
+    /// compiles several times faster;
     /// SwiftShader only takes this 13-bit form. Contexts choose their form by calibration
     /// ([`crate::calibrate`]).
     fn default() -> Self {
@@ -190,36 +186,33 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         packed,
     );
     out += &curve_constants(spec, f, packed);
-    if let MulForm::Wide { rounds, batched } = form {
-        out += &field_wide::arithmetic(spec, f, rounds, batched);
-    } else {
-        let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
-        let rounds = match form {
-            MulForm::Rolled { rounds, .. } => rounds,
-            _ => spec.field.limbs,
-        };
-        if packed {
-            // a's words per loop iteration: about rounds / 2 (two limbs each), dividing them.
-            let words = (1..=rounds.div_ceil(2)).rev().find(|w| (n / 2).is_multiple_of(*w)).expect("1 divides");
-            let limbs: String = [
-                reduce_once(spec),
-                add(spec),
-                sub(spec),
-                field_packed::mul_packed_a(n, words),
-                pack(spec),
-                unpack(spec),
-                from_words(spec),
-            ]
-            .concat();
-            out += &field_packed::limb_level(&limbs);
-            out += &batches_of_field_mul();
-        } else {
-            for gen in [reduce_once, add, sub] {
-                out += &gen(spec);
-            }
-            out += &mul(spec, rounds, form.batched());
-            for gen in [pack, unpack, from_words] {
-                out += &gen(spec);
+    match form {
+        MulForm::Wide { rounds, batched } => out += &field_wide::arithmetic(spec, f, rounds, batched),
+        MulForm::Rolled { rounds, .. } => {
+            let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
+            if packed {
+                // a's words per loop iteration: about rounds / 2 (two limbs each), dividing them.
+                let words = (1..=rounds.div_ceil(2)).rev().find(|w| (n / 2).is_multiple_of(*w)).expect("1 divides");
+                let limbs: String = [
+                    reduce_once(spec),
+                    add(spec),
+                    sub(spec),
+                    field_packed::mul_packed_a(n, words),
+                    pack(spec),
+                    unpack(spec),
+                    from_words(spec),
+                ]
+                .concat();
+                out += &field_packed::limb_level(&limbs);
+                out += &batches_of_field_mul();
+            } else {
+                for gen in [reduce_once, add, sub] {
+                    out += &gen(spec);
+                }
+                out += &mul(spec, rounds, form.batched());
+                for gen in [pack, unpack, from_words] {
+                    out += &gen(spec);
+                }
             }
         }
     }
@@ -352,7 +345,7 @@ fn sub(spec: &CurveSpec) -> String {
 /// with N ≤ 30 rounds the u32 accumulators never overflow and carries are resolved only once,
 /// at the end. `cpu_model::mont_mul_limbs` runs the same sequence with overflow checks.
 ///
-/// Drivers inline every call, so the unrolled form's shader size, and compile time on first use,
+/// Drivers inline every call, so an unrolled multiplication's shader size, and compile time on first use,
 /// grows with the call sites (uncached lavapipe: bls12-377's pipeline ~40–200 s; SwiftShader's
 /// Subzero crashes on it). The rolled form ([`MulForm::Rolled`]) compiles several times faster.
 /// Its loops count against llvmpipe's (lavapipe's, gallivm `lp_exec_endloop`) budget of 65535
@@ -402,7 +395,7 @@ const MAX_BATCH: usize = 6;
 
 /// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
-/// together; `rounds == n` emits no loop at all (the unrolled form).
+/// together; `rounds == n` emits no loop at all (straight-line code).
 fn mul_products(n: usize, rounds: usize, k: usize) -> String {
     let round = |c: &mut Code, d: usize, r: usize, i: usize| mont_round(c, d, &format!("a{i}_{r}"), i, n);
     // Carries are resolved once, after the last round (the accumulators never overflow).

@@ -1,0 +1,41 @@
+//! Points converted once into their stored form and kept on the GPU: the buffers of prepared
+//! bases, which a run binds in place of the workspace's.
+
+use crate::step::Buffer;
+
+/// Points converted once into their stored form and kept on the GPU.
+pub(crate) struct PreparedPass {
+    /// Number of points.
+    pub n: u32,
+    /// Stored points, as `Buffer::Points`.
+    pub points: wgpu::Buffer,
+    /// Identity flags, as `Buffer::Identity`.
+    pub identity: wgpu::Buffer,
+    /// What `convert_points` found when the bases were prepared, as `Buffer::Faults`.
+    pub faults: wgpu::Buffer,
+    /// The points as uploaded, kept where they may have to be converted again (bases prepared
+    /// on a Weierstrass curve's Edwards model; see [`crate::curve::EdwardsMap`]).
+    pub raw: Option<RawPoints>,
+}
+
+/// Uploaded points on the GPU, as `Buffer::RawPoints`.
+pub(crate) struct RawPoints {
+    /// The points' words.
+    pub buffer: wgpu::Buffer,
+    /// Number of points.
+    pub n: u32,
+    /// Their upload form (`Plan::POINTS_MONTGOMERY` or 0).
+    pub inputs: u32,
+}
+
+impl PreparedPass {
+    /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
+    pub(crate) fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
+        match buffer {
+            Buffer::Points => Some(&self.points),
+            Buffer::Identity => Some(&self.identity),
+            Buffer::Faults => Some(&self.faults),
+            _ => None,
+        }
+    }
+}
