@@ -77,6 +77,10 @@ pub enum MsmError {
     /// The GPU device was lost (driver reset, removed, or destroyed); create a new context.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
+    /// A circuit could not be synthesized or is not satisfied by its assignment (the Groth16
+    /// prover of feature `groth16`).
+    #[error("circuit: {0}")]
+    Circuit(String),
     /// The GPU returned a point that is not on the curve: a driver or shader fault was caught
     /// instead of returning a wrong result.
     #[error("GPU returned an invalid point ({0})")]

@@ -45,6 +45,8 @@ pub mod cpu_model;
 mod curve;
 mod error;
 mod gpu;
+#[cfg(feature = "groth16")]
+pub mod groth16;
 pub mod inputs;
 pub mod limbs;
 pub mod plan;

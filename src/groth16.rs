@@ -1,0 +1,169 @@
+//! Groth16 proofs of [ark-groth16] with every G1 MSM of the prover on the GPU (feature
+//! `groth16`): A, B in G1, and C's witness (`l`) and quotient (`h`) queries. B in G2 stays on
+//! arkworks until the crate has G2.
+//!
+//! [`GpuProvingKey`] prepares the four G1 queries once, side by side in one set of
+//! [`PreparedBases`]. A proof is then one [`MsmContext::msm_prepared_batch`] of three scalar
+//! sets over them: the assignment against A's query (zeros elsewhere), the assignment against
+//! B's, and the witness and the quotient's coefficients against C's two queries (whose sums C
+//! only needs added). Zero scalars cost no GPU work, so each set pays only for its own query.
+//! The rest follows ark-groth16's `create_proof_with_reduction` step for step, so the proofs
+//! are those arkworks makes with the same r and s.
+//!
+//! [ark-groth16]: https://docs.rs/ark-groth16/0.6
+
+use ark_ec::pairing::Pairing;
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ff::{Field, UniformRand, Zero};
+use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
+use ark_groth16::{Proof, ProvingKey};
+use ark_poly::GeneralEvaluationDomain;
+use ark_relations::gr1cs::{
+    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal, SynthesisError, SynthesisMode,
+    Variable,
+};
+use ark_relations::lc;
+use ark_std::rand::Rng;
+
+use crate::{GpuCurve, MsmContext, MsmError, PreparedBases};
+
+/// A Groth16 proving key whose G1 queries are prepared on one context's GPU.
+pub struct GpuProvingKey<E: Pairing>
+where
+    E::G1Affine: GpuCurve,
+{
+    pk: ProvingKey<E>,
+    /// a_query\[1..\] ‖ b_g1_query\[1..\] ‖ l_query ‖ h_query.
+    bases: PreparedBases<E::G1Affine>,
+}
+
+impl<E: Pairing> GpuProvingKey<E>
+where
+    E::G1Affine: GpuCurve<Group = E::G1, ScalarField = E::ScalarField>,
+{
+    /// Prepares the G1 queries of `pk` on `ctx`'s GPU (errors of [`MsmContext::prepare`]).
+    pub async fn new(ctx: &MsmContext, pk: ProvingKey<E>) -> Result<Self, MsmError> {
+        let bases: Vec<E::G1Affine> =
+            [&pk.a_query[1..], &pk.b_g1_query[1..], &pk.l_query[..], &pk.h_query[..]].concat();
+        let bases = ctx.prepare(&bases).await?;
+        Ok(GpuProvingKey { pk, bases })
+    }
+
+    /// The proving key.
+    pub fn proving_key(&self) -> &ProvingKey<E> {
+        &self.pk
+    }
+
+    /// A proof of `circuit` with fresh randomness from `rng`: a Groth16 proof that
+    /// `ark_groth16::Groth16::verify` accepts. Errors: [`MsmError::Circuit`] when the circuit
+    /// fails to synthesize or its assignment does not satisfy it, `ForeignBases` on another
+    /// context than the key's, GPU errors.
+    pub async fn prove<C: ConstraintSynthesizer<E::ScalarField>>(
+        &self,
+        ctx: &MsmContext,
+        circuit: C,
+        rng: &mut impl Rng,
+    ) -> Result<Proof<E>, MsmError> {
+        let (r, s) = (E::ScalarField::rand(rng), E::ScalarField::rand(rng));
+        self.prove_with(ctx, circuit, r, s).await
+    }
+
+    /// [`GpuProvingKey::prove`] with the blinding factors r and s given (the proof arkworks'
+    /// `create_proof_with_reduction` makes with the same r and s).
+    pub async fn prove_with<C: ConstraintSynthesizer<E::ScalarField>>(
+        &self,
+        ctx: &MsmContext,
+        circuit: C,
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<Proof<E>, MsmError> {
+        let (h, assignment, witness_start) = synthesize(circuit).map_err(|e| MsmError::Circuit(e.to_string()))?;
+        let pk = &self.pk;
+        let witness = &assignment[witness_start..];
+        let (a_len, b_len) = (pk.a_query.len() - 1, pk.b_g1_query.len() - 1);
+        let (l_len, h_len) = (pk.l_query.len(), pk.h_query.len());
+        if assignment.len() != a_len || assignment.len() != b_len || witness.len() != l_len || h.len() < h_len {
+            return Err(MsmError::Circuit(format!(
+                "the circuit has {} variables and {} witness variables, the proving key {a_len} and {l_len}",
+                assignment.len(),
+                witness.len()
+            )));
+        }
+        // Three scalar sets over a_query ‖ b_g1_query ‖ l_query ‖ h_query.
+        let zero = E::ScalarField::zero();
+        let zeros = |len: usize| std::iter::repeat_n(zero, len);
+        let a_set: Vec<_> = assignment.iter().copied().chain(zeros(b_len + l_len + h_len)).collect();
+        let b_set: Vec<_> = zeros(a_len).chain(assignment.iter().copied()).chain(zeros(l_len + h_len)).collect();
+        let c_set: Vec<_> =
+            zeros(a_len + b_len).chain(witness.iter().copied()).chain(h[..h_len].iter().copied()).collect();
+        let sums = ctx.msm_prepared_batch(&self.bases, &[&a_set, &b_set, &c_set]).await?;
+        let (a_acc, b_acc, c_acc) = (sums[0], sums[1], sums[2]);
+
+        let vk = &pk.vk;
+        let g_a = pk.delta_g1 * r + pk.a_query[0] + a_acc + vk.alpha_g1;
+        let g1_b = if r.is_zero() { E::G1::zero() } else { pk.delta_g1 * s + pk.b_g1_query[0] + b_acc + pk.beta_g1 };
+        // B in G2 on arkworks (the crate has no G2 yet).
+        let b_g2_acc =
+            E::G2::msm(&pk.b_g2_query[1..], &assignment).map_err(|_| MsmError::Circuit("b_g2_query".into()))?;
+        let g2_b = vk.delta_g2 * s + pk.b_g2_query[0].into_group() + b_g2_acc + vk.beta_g2;
+        let g_c = g_a * s + g1_b * r - pk.delta_g1 * (r * s) + c_acc;
+        Ok(Proof { a: g_a.into_affine(), b: g2_b.into_affine(), c: g_c.into_affine() })
+    }
+}
+
+/// Synthesizes `circuit` as ark-groth16's prover does; returns the quotient's coefficients h,
+/// the assignment (public inputs without the leading 1, then the witness) and where the
+/// witness starts in it.
+#[allow(clippy::type_complexity, reason = "three plain results of one synthesis")]
+fn synthesize<F: ark_ff::PrimeField, C: ConstraintSynthesizer<F>>(
+    circuit: C,
+) -> Result<(Vec<F>, Vec<F>, usize), SynthesisError> {
+    let cs = ConstraintSystem::new_ref();
+    cs.set_optimization_goal(OptimizationGoal::Constraints);
+    cs.set_mode(SynthesisMode::Prove { construct_matrices: true, generate_lc_assignments: false });
+    circuit.generate_constraints(cs.clone())?;
+    cs.finalize();
+    if !cs.is_satisfied()? {
+        return Err(SynthesisError::Unsatisfiable);
+    }
+    let h = LibsnarkReduction::witness_map::<F, GeneralEvaluationDomain<F>>(cs.clone())?;
+    let prover = cs.borrow().ok_or(SynthesisError::MissingCS)?;
+    let inputs = &prover.instance_assignment()?[1..];
+    let witness = prover.witness_assignment()?;
+    Ok((h, [inputs, witness].concat(), inputs.len()))
+}
+
+/// A circuit of `steps` constraints for tests, examples and benchmarks: knowledge of x with
+/// v₀ = x, v_(i+1) = v_i² + x and v_steps = y, the one public input. `x: None` synthesizes it
+/// for key generation.
+#[derive(Clone, Debug)]
+pub struct ChainCircuit<F> {
+    /// Number of squarings (one constraint each, plus one for the output).
+    pub steps: usize,
+    /// The secret start, or `None` for key generation.
+    pub x: Option<F>,
+}
+
+impl<F: Field> ChainCircuit<F> {
+    /// The public output y of the chain started at `x`.
+    pub fn output(steps: usize, x: F) -> F {
+        (0..steps).fold(x, |v, _| v.square() + x)
+    }
+}
+
+impl<F: ark_ff::PrimeField> ConstraintSynthesizer<F> for ChainCircuit<F> {
+    fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
+        let missing = || SynthesisError::AssignmentMissing;
+        let y = cs.new_input_variable(|| self.x.map(|x| Self::output(self.steps, x)).ok_or_else(missing))?;
+        let x = cs.new_witness_variable(|| self.x.ok_or_else(missing))?;
+        let (mut v, mut value) = (x, self.x);
+        for _ in 0..self.steps {
+            let next_value = value.zip(self.x).map(|(v, x)| v.square() + x);
+            let next = cs.new_witness_variable(|| next_value.ok_or_else(missing))?;
+            // v · v = next − x
+            cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + v, || lc!() + next - x)?;
+            (v, value) = (next, next_value);
+        }
+        cs.enforce_r1cs_constraint(|| lc!() + v, || lc![Variable::One], || lc!() + y)
+    }
+}
