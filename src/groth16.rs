@@ -2,13 +2,17 @@
 //! `groth16`): A, B in G1, and C's witness (`l`) and quotient (`h`) queries. B in G2 stays on
 //! arkworks until the crate has G2.
 //!
-//! [`GpuProvingKey`] prepares the four G1 queries once, side by side in one set of
-//! [`PreparedBases`]. A proof is then one [`MsmContext::msm_prepared_batch`] of three scalar
-//! sets over them: the assignment against A's query (zeros elsewhere), the assignment against
-//! B's, and the witness and the quotient's coefficients against C's two queries (whose sums C
-//! only needs added). Zero scalars cost no GPU work, so each set pays only for its own query.
-//! The rest follows ark-groth16's `create_proof_with_reduction` step for step, so the proofs
-//! are those arkworks makes with the same r and s.
+//! [`GpuProvingKey`] prepares the G1 queries once as three [`PreparedBases`]: A's, B's, and C's
+//! witness and quotient queries side by side (C only needs their sums added, so the witness and
+//! the quotient's coefficients are one scalar vector over them). A proof is then three prepared
+//! MSMs; the rest follows ark-groth16's `create_proof_with_reduction` step for step, so the
+//! proofs are those arkworks makes with the same r and s.
+//!
+//! Within one proof no two MSMs share their bases, so the batch API does not fit there. One
+//! batch of three sets over all four queries side by side (each set zero outside its query)
+//! was measured and not kept: on lavapipe at 2^14 constraints its G1 part took 1.14–1.19×
+//! arkworks' G1 MSMs against 0.77–0.97× for the three calls, since every set then pays bucket
+//! reductions sized for all four queries (BENCHMARKS.md, "Groth16").
 //!
 //! [ark-groth16]: https://docs.rs/ark-groth16/0.6
 
@@ -33,8 +37,12 @@ where
     E::G1Affine: GpuCurve,
 {
     pk: ProvingKey<E>,
-    /// a_query\[1..\] ‖ b_g1_query\[1..\] ‖ l_query ‖ h_query.
-    bases: PreparedBases<E::G1Affine>,
+    /// a_query\[1..\].
+    a: PreparedBases<E::G1Affine>,
+    /// b_g1_query\[1..\].
+    b: PreparedBases<E::G1Affine>,
+    /// l_query ‖ h_query.
+    c: PreparedBases<E::G1Affine>,
 }
 
 impl<E: Pairing> GpuProvingKey<E>
@@ -43,10 +51,10 @@ where
 {
     /// Prepares the G1 queries of `pk` on `ctx`'s GPU (errors of [`MsmContext::prepare`]).
     pub async fn new(ctx: &MsmContext, pk: ProvingKey<E>) -> Result<Self, MsmError> {
-        let bases: Vec<E::G1Affine> =
-            [&pk.a_query[1..], &pk.b_g1_query[1..], &pk.l_query[..], &pk.h_query[..]].concat();
-        let bases = ctx.prepare(&bases).await?;
-        Ok(GpuProvingKey { pk, bases })
+        let a = ctx.prepare(&pk.a_query[1..]).await?;
+        let b = ctx.prepare(&pk.b_g1_query[1..]).await?;
+        let c = ctx.prepare(&[&pk.l_query[..], &pk.h_query[..]].concat()).await?;
+        Ok(GpuProvingKey { pk, a, b, c })
     }
 
     /// The proving key.
@@ -89,15 +97,9 @@ where
                 witness.len()
             )));
         }
-        // Three scalar sets over a_query ‖ b_g1_query ‖ l_query ‖ h_query.
-        let zero = E::ScalarField::zero();
-        let zeros = |len: usize| std::iter::repeat_n(zero, len);
-        let a_set: Vec<_> = assignment.iter().copied().chain(zeros(b_len + l_len + h_len)).collect();
-        let b_set: Vec<_> = zeros(a_len).chain(assignment.iter().copied()).chain(zeros(l_len + h_len)).collect();
-        let c_set: Vec<_> =
-            zeros(a_len + b_len).chain(witness.iter().copied()).chain(h[..h_len].iter().copied()).collect();
-        let sums = ctx.msm_prepared_batch(&self.bases, &[&a_set, &b_set, &c_set]).await?;
-        let (a_acc, b_acc, c_acc) = (sums[0], sums[1], sums[2]);
+        let a_acc = ctx.msm_prepared(&self.a, &assignment).await?;
+        let b_acc = ctx.msm_prepared(&self.b, &assignment).await?;
+        let c_acc = ctx.msm_prepared(&self.c, &[witness, &h[..h_len]].concat()).await?;
 
         let vk = &pk.vk;
         let g_a = pk.delta_g1 * r + pk.a_query[0] + a_acc + vk.alpha_g1;
