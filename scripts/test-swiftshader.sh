@@ -16,3 +16,8 @@ if [ $# -eq 0 ]; then
 fi
 # Only SwiftShader is visible, and the tests check the adapter's name.
 VK_ICD_FILENAMES="$icd" WEBGPU_MSM_EXPECT_ADAPTER=SwiftShader CI="${CI:-true}" cargo test --test msm -- "$@"
+# Several devices in one process: lavapipe and SwiftShader together (tests/multi_gpu.rs).
+lavapipe=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+need_file "$lavapipe" mesa-vulkan-drivers
+VK_ICD_FILENAMES="$lavapipe:$icd" WEBGPU_MSM_EXPECT_ADAPTERS=llvmpipe,SwiftShader CI="${CI:-true}" \
+    cargo test --test multi_gpu -- --nocapture

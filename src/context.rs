@@ -147,6 +147,14 @@ impl MsmContext {
         Self::on(Gpu::from_device(device, queue)?, None)
     }
 
+    /// A context on `adapter` (one of `wgpu::Instance::enumerate_adapters`, say), with its own
+    /// device as [`MsmContext::new`] creates it. Natively only: browsers expose one adapter.
+    /// [`crate::MultiGpu`] runs MSMs over several such contexts.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, MsmError> {
+        Self::on(Gpu::on_adapter(adapter).await?, None)
+    }
+
     async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
         Self::on(Gpu::new().await?, mul_form)
     }

@@ -49,6 +49,8 @@ mod gpu;
 pub mod groth16;
 pub mod inputs;
 pub mod limbs;
+#[cfg(not(target_arch = "wasm32"))]
+mod multi;
 pub mod plan;
 mod prepared;
 pub mod profile;
@@ -65,4 +67,6 @@ pub use calibrate::Calibration;
 pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};
 pub use error::MsmError;
+#[cfg(not(target_arch = "wasm32"))]
+pub use multi::{MultiGpu, THROUGHPUT_POINTS};
 pub use prepared::PreparedBases;

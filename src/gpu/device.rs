@@ -81,6 +81,19 @@ impl Gpu {
             })
             .await
             .map_err(|e| MsmError::NoAdapter(e.to_string()))?;
+        #[cfg(not(target_arch = "wasm32"))]
+        return Self::on_adapter(&adapter).await;
+        #[cfg(target_arch = "wasm32")]
+        return Self::on_adapter(&adapter, browser_description).await;
+    }
+
+    /// A device on `adapter` with WebGPU's default limits and, where the adapter has it,
+    /// `SHADER_INT64`; this crate's device-lost callback and uncaptured-error handler are set
+    /// on it.
+    pub(crate) async fn on_adapter(
+        adapter: &wgpu::Adapter,
+        #[cfg(target_arch = "wasm32")] browser_description: String,
+    ) -> Result<Self, MsmError> {
         let limits = wgpu::Limits::default();
         let features = adapter.features() & wgpu::Features::SHADER_INT64;
         let (device, queue) = adapter
