@@ -1,7 +1,7 @@
 //! [`MultiGpu`]: MSMs split over several devices of one process. Each device takes a contiguous
-//! share of the points in proportion to its measured throughput on the curve, computes its
-//! share's MSM (or batch) on its own thread, and the shares' sums are added. Natively only:
-//! browsers expose one adapter.
+//! share of the points, sized from its measured cost on the curve so that all devices finish
+//! together, computes its share's MSM (or batch) on its own thread, and the shares' sums are
+//! added. Natively only: browsers expose one adapter.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -16,9 +16,31 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use crate::inputs::random_points;
 use crate::{GpuCurve, MsmContext, MsmError};
 
-/// Points of the MSM each device runs, on a curve's first use, to measure its throughput (after
-/// a first call that compiles the curve's pipelines).
-pub const THROUGHPUT_POINTS: usize = 1 << 12;
+/// The sizes of the two warm MSMs each device runs on a curve's first use (after a first call
+/// that compiles the curve's pipelines), whose times give its [`Cost`].
+pub const COST_SIZES: [usize; 2] = [1 << 12, 1 << 14];
+
+/// A device's measured time for an MSM of n points on a curve: `fixed + per_point·n` seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cost {
+    /// Seconds of a call whatever its size (submission, readback, small passes).
+    pub fixed: f64,
+    /// Seconds per point.
+    pub per_point: f64,
+}
+
+impl Cost {
+    /// The line through two warm timings `(n, seconds)`; proportional to the larger one where
+    /// noise makes the slope non-positive.
+    fn fit((n1, t1): (usize, f64), (n2, t2): (usize, f64)) -> Cost {
+        let slope = (t2 - t1) / (n2 - n1) as f64;
+        if slope > 0.0 {
+            Cost { fixed: (t1 - slope * n1 as f64).max(0.0), per_point: slope }
+        } else {
+            Cost { fixed: 0.0, per_point: t2.max(1e-12) / n2 as f64 }
+        }
+    }
+}
 
 /// Several devices computing MSMs together. Create it from contexts (one per device:
 /// [`MsmContext::from_adapter`], [`MsmContext::from_wgpu`], …) or with [`MultiGpu::all_adapters`].
@@ -27,9 +49,8 @@ pub const THROUGHPUT_POINTS: usize = 1 << 12;
 /// later calls run on the devices left.
 pub struct MultiGpu {
     devices: Vec<Device>,
-    /// Points per second of each device (in `devices` order) per curve, measured on the curve's
-    /// first use.
-    throughput: Mutex<HashMap<TypeId, Vec<f64>>>,
+    /// Each device's cost (in `devices` order) per curve, measured on the curve's first use.
+    costs: Mutex<HashMap<TypeId, Vec<Cost>>>,
 }
 
 /// What one device's thread returns: the device, its range of points, its sums (one per set).
@@ -56,7 +77,7 @@ impl MultiGpu {
                 lost: false.into(),
             })
             .collect();
-        Ok(MultiGpu { devices, throughput: Mutex::new(HashMap::new()) })
+        Ok(MultiGpu { devices, costs: Mutex::new(HashMap::new()) })
     }
 
     /// One context on every adapter of wgpu's native backends (Vulkan, Metal, DX12).
@@ -74,13 +95,13 @@ impl MultiGpu {
         self.devices.iter().map(|d| &d.ctx)
     }
 
-    /// Each device's name ("device i (adapter name)") and the share of the points it takes on
-    /// curve `G` (0 for a lost device), measuring the throughputs if this is the curve's first
-    /// use.
-    pub async fn shares<G: GpuCurve>(&self) -> Result<Vec<(String, f64)>, MsmError> {
-        let weights = self.weights::<G>()?;
-        let total: f64 = weights.iter().sum();
-        Ok(self.devices.iter().zip(weights).map(|(d, w)| (d.name.clone(), w / total)).collect())
+    /// Each device's name ("device i (adapter name)"), its measured cost on curve `G` and the
+    /// points it takes of an MSM of `n` points (0 for a lost device, or one whose fixed cost
+    /// exceeds the time the others need), measuring the costs if this is the curve's first use.
+    pub async fn shares<G: GpuCurve>(&self, n: usize) -> Result<Vec<(String, Cost, usize)>, MsmError> {
+        let costs = self.costs::<G>()?;
+        let ranges = split(n, &self.live_costs(&costs)?);
+        Ok(self.devices.iter().zip(costs).zip(ranges).map(|((d, c), r)| (d.name.clone(), c, r.len())).collect())
     }
 
     /// Σ scalars\[i\]·points\[i\] over all devices, equal to [`MsmContext::msm`] (and its errors,
@@ -103,7 +124,7 @@ impl MultiGpu {
         if let Some(set) = sets.iter().position(|s| s.len() != points.len()) {
             return Err(MsmError::SetLengthMismatch { set, points: points.len(), scalars: sets[set].len() });
         }
-        let shares = split(points.len(), &self.weights::<G>()?);
+        let shares = split(points.len(), &self.live_costs(&self.costs::<G>()?)?);
         let outcomes: Vec<Share<G::Group>> = std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .into_iter()
@@ -151,73 +172,57 @@ impl MultiGpu {
         }
     }
 
-    /// Each device's weight on curve `G`: its measured throughput, 0 once lost.
-    fn weights<G: GpuCurve>(&self) -> Result<Vec<f64>, MsmError> {
-        let measured = self
-            .throughput
-            .lock()
-            .map_err(|_| MsmError::Gpu("MultiGpu lock poisoned".into()))?
-            .get(&TypeId::of::<G>())
-            .cloned();
-        let throughput = match measured {
-            Some(throughput) => throughput,
-            None => {
-                let throughput = self.measure::<G>()?;
-                self.throughput
-                    .lock()
-                    .map_err(|_| MsmError::Gpu("MultiGpu lock poisoned".into()))?
-                    .insert(TypeId::of::<G>(), throughput.clone());
-                throughput
-            }
-        };
-        let weights: Vec<f64> =
-            self.devices.iter().zip(throughput).map(|(d, t)| if d.is_live() { t } else { 0.0 }).collect();
-        if weights.iter().all(|&w| w == 0.0) {
-            return Err(MsmError::DeviceLost("every device of this MultiGpu is lost".into()));
+    /// Each device's cost on curve `G`, measured on the curve's first use.
+    fn costs<G: GpuCurve>(&self) -> Result<Vec<Cost>, MsmError> {
+        let poisoned = |_| MsmError::Gpu("MultiGpu lock poisoned".into());
+        if let Some(costs) = self.costs.lock().map_err(poisoned)?.get(&TypeId::of::<G>()) {
+            return Ok(costs.clone());
         }
-        Ok(weights)
+        let costs = self.measure::<G>();
+        self.costs.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), costs.clone());
+        Ok(costs)
     }
 
-    /// Points per second of each live device on curve `G`: a warm MSM of [`THROUGHPUT_POINTS`]
-    /// random points after one that compiles the pipelines, the devices in parallel. A device
-    /// that fails here counts as lost.
-    fn measure<G: GpuCurve>(&self) -> Result<Vec<f64>, MsmError> {
-        let mut rng = StdRng::seed_from_u64(THROUGHPUT_POINTS as u64);
-        let points = random_points::<G, _>(THROUGHPUT_POINTS, &mut rng);
-        let scalars: Vec<G::ScalarField> = (0..THROUGHPUT_POINTS).map(|_| G::ScalarField::rand(&mut rng)).collect();
-        let rates = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .devices
-                .iter()
-                .map(|device| {
-                    let (points, scalars) = (&points, &scalars);
-                    scope.spawn(move || {
-                        if !device.is_live() {
-                            return 0.0;
-                        }
-                        let run = || pollster::block_on(device.ctx.msm(points, scalars));
-                        let started = Instant::now();
-                        match run().and_then(|_| {
-                            let started_warm = Instant::now();
-                            run().map(|_| started_warm.elapsed())
-                        }) {
-                            Ok(warm) => THROUGHPUT_POINTS as f64 / warm.as_secs_f64().max(1e-9),
-                            Err(e) => {
-                                log::warn!(
-                                    "{}: throughput not measured ({e}) after {:?}",
-                                    device.name,
-                                    started.elapsed()
-                                );
-                                device.lost.store(true, Ordering::Relaxed);
-                                0.0
-                            }
-                        }
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or(0.0)).collect::<Vec<f64>>()
-        });
-        Ok(rates)
+    /// The costs of the live devices, `None` for lost ones; `DeviceLost` when none is left.
+    fn live_costs(&self, costs: &[Cost]) -> Result<Vec<Option<Cost>>, MsmError> {
+        let live: Vec<Option<Cost>> = self.devices.iter().zip(costs).map(|(d, c)| d.is_live().then_some(*c)).collect();
+        if live.iter().all(Option::is_none) {
+            return Err(MsmError::DeviceLost("every device of this MultiGpu is lost".into()));
+        }
+        Ok(live)
+    }
+
+    /// Each device's cost on curve `G`: warm MSMs of the [`COST_SIZES`] after one that compiles
+    /// the pipelines, one device after the other (so devices that share the host, as software
+    /// GPUs do, are each timed alone). A device that fails here counts as lost.
+    fn measure<G: GpuCurve>(&self) -> Vec<Cost> {
+        let mut rng = StdRng::seed_from_u64(COST_SIZES[1] as u64);
+        let points = random_points::<G, _>(COST_SIZES[1], &mut rng);
+        let scalars: Vec<G::ScalarField> = (0..COST_SIZES[1]).map(|_| G::ScalarField::rand(&mut rng)).collect();
+        let unusable = Cost { fixed: f64::INFINITY, per_point: f64::INFINITY };
+        self.devices
+            .iter()
+            .map(|device| {
+                if !device.is_live() {
+                    return unusable;
+                }
+                let seconds = |n: usize| {
+                    let started = Instant::now();
+                    pollster::block_on(device.ctx.msm(&points[..n], &scalars[..n]))
+                        .map(|_| started.elapsed().as_secs_f64())
+                };
+                let timings =
+                    seconds(COST_SIZES[0]).and_then(|_| Ok((seconds(COST_SIZES[0])?, seconds(COST_SIZES[1])?)));
+                match timings {
+                    Ok((t1, t2)) => Cost::fit((COST_SIZES[0], t1), (COST_SIZES[1], t2)),
+                    Err(e) => {
+                        log::warn!("{}: cost not measured ({e})", device.name);
+                        device.lost.store(true, Ordering::Relaxed);
+                        unusable
+                    }
+                }
+            })
+            .collect()
     }
 }
 
@@ -241,18 +246,49 @@ fn precedes(a: &MsmError, b: &MsmError) -> bool {
     }
 }
 
-/// `n` points split into contiguous ranges in proportion to `weights` (a zero weight gets an
-/// empty range).
-fn split(n: usize, weights: &[f64]) -> Vec<Range<usize>> {
-    let total: f64 = weights.iter().sum();
+/// `n` points split into contiguous ranges, one per device (`None`: lost, empty range), sized
+/// so that the devices used finish together: device k takes n_k = (T − fixed_k) / per_point_k,
+/// T chosen so the n_k add up to n, leaving out the devices whose fixed cost alone exceeds T
+/// (for small n, all but one). Rounding goes to the device of the largest share.
+fn split(n: usize, costs: &[Option<Cost>]) -> Vec<Range<usize>> {
+    let mut used: Vec<bool> = costs.iter().map(|c| c.is_some_and(|c| c.per_point.is_finite())).collect();
+    let mut shares = vec![0.0; costs.len()];
+    loop {
+        let (mut inverse, mut offset) = (0.0, 0.0);
+        for (c, _) in costs.iter().zip(&used).filter(|(_, &u)| u) {
+            let c = c.expect("used devices have costs");
+            inverse += 1.0 / c.per_point;
+            offset += c.fixed / c.per_point;
+        }
+        let finish = (n as f64 + offset) / inverse;
+        let mut dropped = false;
+        for (k, c) in costs.iter().enumerate() {
+            match c {
+                Some(c) if used[k] && c.fixed >= finish => {
+                    used[k] = false;
+                    dropped = true;
+                }
+                Some(c) if used[k] => shares[k] = (finish - c.fixed) / c.per_point,
+                _ => shares[k] = 0.0,
+            }
+        }
+        if !dropped || used.iter().all(|&u| !u) {
+            break;
+        }
+    }
+    if used.iter().all(|&u| !u) {
+        // Only for n = 0 or unusable costs: the cheapest device takes everything.
+        let best = costs.iter().position(Option::is_some).unwrap_or(0);
+        shares[best] = n as f64;
+    }
+    let mut counts: Vec<usize> = shares.iter().map(|s| s.floor().max(0.0) as usize).collect();
+    let largest = (0..counts.len()).max_by(|&a, &b| shares[a].total_cmp(&shares[b])).unwrap_or(0);
+    counts[largest] += n - counts.iter().sum::<usize>().min(n);
     let mut start = 0;
-    let mut cumulative = 0.0;
-    weights
-        .iter()
-        .map(|w| {
-            cumulative += w;
-            let end = if cumulative >= total { n } else { ((n as f64 * cumulative / total).round() as usize).min(n) };
-            let range = start..end.max(start);
+    counts
+        .into_iter()
+        .map(|count| {
+            let range = start..start + count;
             start = range.end;
             range
         })
@@ -261,16 +297,30 @@ fn split(n: usize, weights: &[f64]) -> Vec<Range<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use super::{split, Cost};
+
+    fn cost(fixed: f64, per_point: f64) -> Option<Cost> {
+        Some(Cost { fixed, per_point })
+    }
 
     #[test]
-    fn split_is_contiguous_and_proportional() {
-        assert_eq!(split(10, &[1.0, 1.0]), vec![0..5, 5..10]);
-        assert_eq!(split(10, &[3.0, 0.0, 1.0]), vec![0..8, 8..8, 8..10]);
-        assert_eq!(split(0, &[1.0, 2.0]), vec![0..0, 0..0]);
-        assert_eq!(split(7, &[0.0, 5.0]), vec![0..0, 0..7]);
-        let ranges = split(1000, &[0.3, 0.2, 0.5]);
-        assert_eq!(ranges.iter().map(|r| r.len()).sum::<usize>(), 1000);
-        assert_eq!(ranges, vec![0..300, 300..500, 500..1000]);
+    fn devices_finish_together() {
+        // Equal devices share equally; a device twice as fast takes twice the points.
+        assert_eq!(split(10, &[cost(0.0, 1.0), cost(0.0, 1.0)]), vec![0..5, 5..10]);
+        assert_eq!(split(300, &[cost(0.0, 2.0), cost(0.0, 1.0)]), vec![0..100, 100..300]);
+        // A fixed cost shifts points to the other device; lost devices take none.
+        assert_eq!(split(100, &[cost(10.0, 1.0), None, cost(0.0, 1.0)]), vec![0..45, 45..45, 45..100]);
+        // A small input goes to one device when another's fixed cost alone exceeds the time.
+        assert_eq!(split(10, &[cost(0.0, 1.0), cost(50.0, 0.1)]), vec![0..10, 10..10]);
+        assert_eq!(split(0, &[cost(1.0, 1.0), cost(2.0, 1.0)]), vec![0..0, 0..0]);
+        let ranges = split(1_000_003, &[cost(0.01, 1e-6), cost(0.5, 3e-7), cost(0.0, 2e-6)]);
+        assert_eq!(ranges.iter().map(|r| r.len()).sum::<usize>(), 1_000_003);
+        assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+    }
+
+    #[test]
+    fn costs_fit_two_timings() {
+        assert_eq!(Cost::fit((100, 2.0), (300, 4.0)), Cost { fixed: 1.0, per_point: 0.01 });
+        assert_eq!(Cost::fit((100, 2.0), (300, 1.0)), Cost { fixed: 0.0, per_point: 1.0 / 300.0 });
     }
 }
