@@ -13,16 +13,12 @@
 use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
+use common::{bench_curves, env_list, ARKWORKS};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
+use webgpu_msm::{CurveFn, GpuCurve, MsmContext};
 
-/// The arkworks configuration measured.
-const ARKWORKS: &str = if cfg!(feature = "arkworks-parallel") { "arkworks_parallel" } else { "arkworks_1_thread" };
-
-fn env_list(name: &str, default: &str) -> Vec<String> {
-    std::env::var(name).unwrap_or_else(|_| default.into()).split(',').map(|s| s.trim().to_string()).collect()
-}
+mod common;
 
 fn bench_curve<G: GpuCurve>(c: &mut Criterion, batches: &[(usize, u32)]) {
     let ctx = pollster::block_on(MsmContext::new()).expect("a GPU adapter");
@@ -79,9 +75,7 @@ fn benches(c: &mut Criterion) {
             (sets.parse().expect("sets"), log.parse().expect("log2 n"))
         })
         .collect();
-    let all: Vec<&str> = CurveId::ALL.iter().map(|c| c.name()).collect();
-    for curve in env_list("WEBGPU_MSM_BENCH_CURVES", &all.join(",")) {
-        let curve: CurveId = curve.parse().unwrap_or_else(|e| panic!("WEBGPU_MSM_BENCH_CURVES: {e}"));
+    for curve in bench_curves() {
         curve.call(Bench { c: &mut *c, batches: &batches });
     }
 }

@@ -15,13 +15,12 @@ use std::time::Instant;
 use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
+use common::{bench_curves, env_list, ARKWORKS};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
+use webgpu_msm::{CurveFn, GpuCurve, MsmContext};
 
-fn env_list(name: &str, default: &str) -> Vec<String> {
-    std::env::var(name).unwrap_or_else(|_| default.into()).split(',').map(|s| s.trim().to_string()).collect()
-}
+mod common;
 
 /// `n` random points and scalars.
 fn inputs<G: GpuCurve>(n: usize) -> (Vec<G>, Vec<G::ScalarField>) {
@@ -66,9 +65,6 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, log_sizes: &[u32]) {
     bench_skew::<G>(c, &ctx);
 }
 
-/// The arkworks configuration measured.
-const ARKWORKS: &str = if cfg!(feature = "arkworks-parallel") { "arkworks_parallel" } else { "arkworks_1_thread" };
-
 /// GPU time on skewed scalar distributions against uniform ones, same points and n.
 fn bench_skew<G: GpuCurve>(c: &mut Criterion, ctx: &MsmContext) {
     let log: u32 = std::env::var("WEBGPU_MSM_BENCH_SKEW_LOG_SIZE").map_or(12, |v| v.parse().expect("log2 size"));
@@ -98,9 +94,7 @@ fn bench_skew<G: GpuCurve>(c: &mut Criterion, ctx: &MsmContext) {
 fn benches(c: &mut Criterion) {
     let log_sizes: Vec<u32> =
         env_list("WEBGPU_MSM_BENCH_LOG_SIZES", "10,12,14").iter().map(|s| s.parse().expect("log2 sizes")).collect();
-    let all: Vec<&str> = CurveId::ALL.iter().map(|c| c.name()).collect();
-    for curve in env_list("WEBGPU_MSM_BENCH_CURVES", &all.join(",")) {
-        let curve: CurveId = curve.parse().unwrap_or_else(|e| panic!("WEBGPU_MSM_BENCH_CURVES: {e}"));
+    for curve in bench_curves() {
         curve.call(Bench { c: &mut *c, log_sizes: &log_sizes });
     }
 }
