@@ -12,6 +12,12 @@
 //!
 //! An input larger than one GPU pass runs as several passes ([`MAX_PASSES`] at most).
 //!
+//! For provers: [`MsmContext::prepare`] keeps points (an SRS) on the GPU;
+//! [`MsmContext::msm_batch`] and [`MsmContext::msm_prepared_batch`] run several scalar sets over
+//! the same points as extra windows of one pass; [`MultiGpu`] (native) splits MSMs over several
+//! devices; the feature `groth16` adds `groth16::GpuProvingKey`, an ark-groth16 prover whose G1
+//! MSMs run on the GPU.
+//!
 //! Only the per-window sums of the reduction's partial results and Horner's rule run on the
 //! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
 //! 64-bit products or 13-bit limbs, and buckets accumulate projectively, batch-affine, or (for
