@@ -74,5 +74,5 @@ pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};
 pub use error::MsmError;
 #[cfg(not(target_arch = "wasm32"))]
-pub use multi::{Cost, MultiGpu, COST_SIZES};
+pub use multi::{Cost, MultiGpu, MultiPreparedBases, COST_SIZES};
 pub use prepared::PreparedBases;

@@ -6,7 +6,7 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -14,7 +14,7 @@ use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 
 use crate::inputs::random_points;
-use crate::{GpuCurve, MsmContext, MsmError};
+use crate::{GpuCurve, MsmContext, MsmError, PreparedBases};
 
 /// The sizes of the two warm MSMs each device runs on a curve's first use (after a first call
 /// that compiles the curve's pipelines), whose times give its [`Cost`].
@@ -48,13 +48,56 @@ impl Cost {
 /// A device lost during a call fails that call with [`MsmError::DeviceLost`] naming the device;
 /// later calls run on the devices left.
 pub struct MultiGpu {
+    /// Unique per `MultiGpu`: bases prepared on it remember it.
+    id: u64,
     devices: Vec<Device>,
     /// Each device's cost (in `devices` order) per curve, measured on the curve's first use.
     costs: Mutex<HashMap<TypeId, Vec<Cost>>>,
 }
 
-/// What one device's thread returns: the device, its range of points, its sums (one per set).
-type Share<P> = (usize, Range<usize>, Result<Vec<P>, MsmError>);
+/// Points of curve `G` prepared on the devices of one [`MultiGpu`], each device holding its
+/// share ([`MultiGpu::prepare`]).
+pub struct MultiPreparedBases<G: GpuCurve> {
+    /// The id of the `MultiGpu` that prepared them.
+    owner: u64,
+    len: usize,
+    /// (device index, range of points, the device's prepared bases).
+    parts: Vec<(usize, Range<usize>, PreparedBases<G>)>,
+}
+
+impl<G: GpuCurve> MultiPreparedBases<G> {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Each device holding a share, by index in [`MultiGpu::contexts`], and how many points.
+    pub fn shares(&self) -> Vec<(usize, usize)> {
+        self.parts.iter().map(|(i, range, _)| (*i, range.len())).collect()
+    }
+}
+
+/// `SetLengthMismatch` for the first set whose length is not `n`.
+fn check_sets<G: GpuCurve>(n: usize, sets: &[&[G::ScalarField]]) -> Result<(), MsmError> {
+    match sets.iter().position(|s| s.len() != n) {
+        Some(set) => Err(MsmError::SetLengthMismatch { set, points: n, scalars: sets[set].len() }),
+        None => Ok(()),
+    }
+}
+
+/// The sums of every set over the devices' parts.
+fn sum_parts<P: Zero + Copy + std::ops::AddAssign>(sets: usize, parts: impl Iterator<Item = Vec<P>>) -> Vec<P> {
+    let mut totals = vec![P::zero(); sets];
+    for sums in parts {
+        totals.iter_mut().zip(sums).for_each(|(total, sum)| *total += sum);
+    }
+    totals
+}
 
 struct Device {
     ctx: MsmContext,
@@ -77,7 +120,8 @@ impl MultiGpu {
                 lost: false.into(),
             })
             .collect();
-        Ok(MultiGpu { devices, costs: Mutex::new(HashMap::new()) })
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+        Ok(MultiGpu { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), devices, costs: Mutex::new(HashMap::new()) })
     }
 
     /// One context on every adapter of wgpu's native backends (Vulkan, Metal, DX12).
@@ -121,29 +165,80 @@ impl MultiGpu {
         points: &[G],
         sets: &[&[G::ScalarField]],
     ) -> Result<Vec<G::Group>, MsmError> {
-        if let Some(set) = sets.iter().position(|s| s.len() != points.len()) {
-            return Err(MsmError::SetLengthMismatch { set, points: points.len(), scalars: sets[set].len() });
-        }
+        check_sets::<G>(points.len(), sets)?;
         let shares = split(points.len(), &self.live_costs(&self.costs::<G>()?)?);
-        let outcomes: Vec<Share<G::Group>> = std::thread::scope(|scope| {
+        let parts = self.on_devices(shares, |device, range| {
+            let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
+            pollster::block_on(device.ctx.msm_batch(&points[range], &sets))
+        })?;
+        Ok(sum_parts(sets.len(), parts.into_iter().map(|(_, _, sums)| sums)))
+    }
+
+    /// Points prepared on the devices, each holding its share (sized as for an MSM of all of
+    /// them): [`MsmContext::prepare`] on every device, in parallel, with whole-input indices in
+    /// its errors.
+    pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<MultiPreparedBases<G>, MsmError> {
+        let shares = split(points.len(), &self.live_costs(&self.costs::<G>()?)?);
+        let parts = self.on_devices(shares, |device, range| pollster::block_on(device.ctx.prepare(&points[range])))?;
+        Ok(MultiPreparedBases { owner: self.id, len: points.len(), parts })
+    }
+
+    /// One MSM per scalar set over bases prepared by [`MultiGpu::prepare`], each device on its
+    /// share. Errors: `SetLengthMismatch`, `ForeignBases` (prepared by another `MultiGpu`), and
+    /// `DeviceLost` naming the device when one holding a share is lost: its share is on no
+    /// other device, so such bases must be prepared again (on the devices left).
+    pub async fn msm_prepared_batch<G: GpuCurve>(
+        &self,
+        bases: &MultiPreparedBases<G>,
+        sets: &[&[G::ScalarField]],
+    ) -> Result<Vec<G::Group>, MsmError> {
+        check_sets::<G>(bases.len, sets)?;
+        if bases.owner != self.id {
+            return Err(MsmError::ForeignBases);
+        }
+        let shares: Vec<(usize, Range<usize>)> = bases.parts.iter().map(|(i, range, _)| (*i, range.clone())).collect();
+        let parts = self.on_each(shares, |device, k, range| {
+            let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
+            pollster::block_on(device.ctx.msm_prepared_batch(&bases.parts[k].2, &sets))
+        })?;
+        Ok(sum_parts(sets.len(), parts.into_iter().map(|(_, _, sums)| sums)))
+    }
+
+    /// [`MultiGpu::on_each`] over the non-empty ranges of `shares` (one per device, in order).
+    fn on_devices<T: Send>(
+        &self,
+        shares: Vec<Range<usize>>,
+        work: impl Fn(&Device, Range<usize>) -> Result<T, MsmError> + Sync,
+    ) -> Result<Vec<(usize, Range<usize>, T)>, MsmError> {
+        let shares: Vec<(usize, Range<usize>)> =
+            shares.into_iter().enumerate().filter(|(_, r)| !r.is_empty()).collect();
+        self.on_each(shares, |device, _, range| work(device, range))
+    }
+
+    /// Runs `work(device, k, range)` for the k-th (device index, range) of `shares`, each on its
+    /// own thread. All succeed, or the error reported first (the lowest bad point's, with its
+    /// whole-input index; a lost device is recorded and named).
+    fn on_each<T: Send>(
+        &self,
+        shares: Vec<(usize, Range<usize>)>,
+        work: impl Fn(&Device, usize, Range<usize>) -> Result<T, MsmError> + Sync,
+    ) -> Result<Vec<(usize, Range<usize>, T)>, MsmError> {
+        let outcomes: Vec<(usize, Range<usize>, Result<T, MsmError>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .into_iter()
                 .enumerate()
-                .filter(|(_, range)| !range.is_empty())
-                .map(|(i, range)| {
-                    let device = &self.devices[i];
-                    let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
-                    let points = &points[range.clone()];
-                    scope.spawn(move || (i, range, pollster::block_on(device.ctx.msm_batch(points, &sets))))
+                .map(|(k, (i, range))| {
+                    let (device, work) = (&self.devices[i], &work);
+                    scope.spawn(move || (i, range.clone(), work(device, k, range)))
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("a device's thread panicked")).collect()
         });
-        let mut totals = vec![G::Group::zero(); sets.len()];
+        let mut done = Vec::new();
         let mut first_error: Option<MsmError> = None;
         for (i, range, outcome) in outcomes {
             match outcome {
-                Ok(sums) => totals.iter_mut().zip(sums).for_each(|(total, sum)| *total += sum),
+                Ok(value) => done.push((i, range, value)),
                 Err(e) => {
                     let e = self.in_whole_input(i, range.start, e);
                     if first_error.as_ref().is_none_or(|first| precedes(&e, first)) {
@@ -152,10 +247,7 @@ impl MultiGpu {
                 }
             }
         }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(totals),
-        }
+        first_error.map_or(Ok(done), Err)
     }
 
     /// `e` from device `i`'s share starting at point `start`, as the whole input's error: point

@@ -38,6 +38,10 @@ fn devices() -> Option<MultiGpu> {
     Some(MultiGpu::new(contexts).expect("contexts"))
 }
 
+fn expected_sets(points: &[G], sets: &[Vec<Fr>]) -> Vec<EdwardsProjective> {
+    sets.iter().map(|s| EdwardsProjective::msm(points, s).expect("lengths")).collect()
+}
+
 fn inputs(n: usize, seed: u64) -> (Vec<G>, Vec<Fr>) {
     let mut rng = StdRng::seed_from_u64(seed);
     let points = random_points::<G, _>(n, &mut rng);
@@ -57,9 +61,7 @@ fn devices_split_msms_and_batches_and_survive_a_lost_device() {
     assert_eq!(pollster::block_on(multi.msm(&points, &scalars)), Ok(expected));
     let sets: Vec<Vec<Fr>> = (2..5).map(|seed| inputs(3000, seed).1).collect();
     let refs: Vec<&[Fr]> = sets.iter().map(Vec::as_slice).collect();
-    let expected_sets: Vec<EdwardsProjective> =
-        sets.iter().map(|s| EdwardsProjective::msm(&points, s).expect("lengths")).collect();
-    assert_eq!(pollster::block_on(multi.msm_batch(&points, &refs)), Ok(expected_sets));
+    assert_eq!(pollster::block_on(multi.msm_batch(&points, &refs)), Ok(expected_sets(&points, &sets)));
     assert_eq!(
         pollster::block_on(multi.msm(&points[..5], &scalars[..5])),
         Ok(EdwardsProjective::msm(&points[..5], &scalars[..5]).expect("lengths"))
@@ -67,6 +69,16 @@ fn devices_split_msms_and_batches_and_survive_a_lost_device() {
     assert_eq!(
         pollster::block_on(multi.msm(&points, &scalars[1..])),
         Err(MsmError::LengthMismatch { points: 3000, scalars: 2999 })
+    );
+
+    // Prepared bases: each device keeps its share.
+    let bases = pollster::block_on(multi.prepare(&points)).expect("prepare");
+    println!("prepared shares (device, points): {:?}", bases.shares());
+    assert_eq!(bases.shares().iter().map(|(_, n)| n).sum::<usize>(), 3000);
+    assert_eq!(pollster::block_on(multi.msm_prepared_batch(&bases, &refs)), Ok(expected_sets(&points, &sets)));
+    assert_eq!(
+        pollster::block_on(multi.msm_prepared_batch(&bases, &[&scalars, &scalars[1..]])),
+        Err(MsmError::SetLengthMismatch { set: 1, points: 3000, scalars: 2999 })
     );
 
     // Device 1 lost while a call runs: that call fails naming it, or finishes first; the next
@@ -88,6 +100,15 @@ fn devices_split_msms_and_batches_and_survive_a_lost_device() {
     assert_eq!(pollster::block_on(multi.msm(&big_points, &big_scalars)), Ok(big_expected), "device 0 keeps serving");
     let shares = pollster::block_on(multi.shares::<G>(1 << 20)).expect("shares");
     assert_eq!(shares[1].2, 0, "the lost device takes no share: {shares:?}");
+
+    // Bases with a share on the lost device fail naming it; prepared again, device 0 holds all.
+    if bases.shares().iter().any(|&(device, _)| device == 1) {
+        let lost = pollster::block_on(multi.msm_prepared_batch(&bases, &refs));
+        assert!(matches!(&lost, Err(MsmError::DeviceLost(why)) if why.starts_with("device 1 (")), "{lost:?}");
+    }
+    let again = pollster::block_on(multi.prepare(&points)).expect("prepare on device 0");
+    assert_eq!(again.shares(), vec![(0, 3000)]);
+    assert_eq!(pollster::block_on(multi.msm_prepared_batch(&again, &refs)), Ok(expected_sets(&points, &sets)));
 
     multi.contexts().next().expect("device 0").lose_device_for_tests();
     assert!(matches!(pollster::block_on(multi.msm(&points, &scalars)), Err(MsmError::DeviceLost(_))));
