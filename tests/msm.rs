@@ -206,9 +206,27 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
         ("G1 and outside points mixed", &mixed, &scalars),
         ("P + (P + T), T of order 2", &exceptional, &equal_pair),
     ];
+    // A second scalar set for the batches: each set adds its own multiples of the points the GPU
+    // leaves to the host, and an exceptional set reruns the whole batch on the Weierstrass model.
+    let other = random_scalars::<G1Affine>(n, &mut rng);
     for (what, points, scalars) in cases {
-        let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(points, scalars).expect("same lengths");
+        let msm = |s: &[Fr]| <G1Affine as ark_ec::AffineRepr>::Group::msm(points, s).expect("same lengths");
+        let expected = msm(scalars);
         let bases = pollster::block_on(ctx.prepare(points)).unwrap_or_else(|e| panic!("{what}: prepare: {e}"));
+        let sets: [&[Fr]; 2] = [&other, scalars];
+        let batches = [
+            pollster::block_on(ctx.msm_batch(points, &sets)),
+            pollster::block_on(ctx.msm_prepared_batch(&bases, &sets)),
+        ];
+        for batch in batches {
+            match batch {
+                Ok(sums) => assert_eq!(sums, vec![msm(&other), expected], "{what}: batch"),
+                Err(e) if what.contains("order 2") => {
+                    assert!(matches!(e, MsmError::InvalidGpuResult(_)), "{what}: batch: {e}")
+                }
+                Err(e) => panic!("{what}: batch: {e}"),
+            }
+        }
         for got in [pollster::block_on(ctx.msm(points, scalars)), pollster::block_on(ctx.msm_prepared(&bases, scalars))]
         {
             match got {
