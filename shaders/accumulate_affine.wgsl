@@ -105,7 +105,7 @@ fn has_denominator(kind: u32) -> bool {
 }
 
 fn chunk_count() -> u32 {
-    return plan.sets * plan.num_windows * plan.chunks_per_window;
+    return all_windows(plan) * plan.chunks_per_window;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

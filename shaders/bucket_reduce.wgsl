@@ -97,7 +97,7 @@ fn state_store(slot: u32, at: u32, p: Point) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = thread_index(gid, nwg);
-    let threads = plan.sets * plan.num_windows * plan.segments;
+    let threads = all_windows(plan) * plan.segments;
     if (id >= threads) {
         return;
     }

@@ -46,6 +46,11 @@ struct Plan {
     sets: u32,
 }
 
+// Windows of all scalar sets, S·K (Plan::all_windows).
+fn all_windows(p: Plan) -> u32 {
+    return p.sets * p.num_windows;
+}
+
 // Linear index of this thread in a dispatch that may be folded into two dimensions
 // (at most 65535 workgroups per dimension).
 fn thread_index(gid: vec3<u32>, num_workgroups: vec3<u32>) -> u32 {

@@ -16,7 +16,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn accumulate_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let chunk = thread_index(gid, nwg);
-    if (chunk >= plan.sets * plan.num_windows * plan.chunks_per_window) {
+    if (chunk >= all_windows(plan) * plan.chunks_per_window) {
         return;
     }
     let range = chunk_range(chunk);

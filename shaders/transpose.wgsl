@@ -60,7 +60,7 @@ fn scatter_entries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     if (i >= plan.n) {
         return;
     }
-    for (var w = 0u; w < plan.sets * plan.num_windows; w = w + 1u) {
+    for (var w = 0u; w < all_windows(plan); w = w + 1u) {
         let digit = digits[w * plan.n + i];
         if (digit != 0u) {
             let bucket = w * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u;
