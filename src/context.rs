@@ -73,10 +73,11 @@ impl<P> PassResult<P> {
     }
 }
 
-/// `SetLengthMismatch` for the first scalar set whose length is not the points' `n`.
-pub(crate) fn check_set_lengths<G: GpuCurve>(n: usize, sets: &[Scalars<'_, G>]) -> Result<(), MsmError> {
-    match sets.iter().position(|set| set.len() != n) {
-        Some(set) => Err(MsmError::SetLengthMismatch { set, points: n, scalars: sets[set].len() }),
+/// `SetLengthMismatch` for the first scalar set, of those with lengths `lens`, whose length is
+/// not the points' `n`.
+pub(crate) fn check_set_lengths(n: usize, lens: impl IntoIterator<Item = usize>) -> Result<(), MsmError> {
+    match lens.into_iter().enumerate().find(|&(_, len)| len != n) {
+        Some((set, scalars)) => Err(MsmError::SetLengthMismatch { set, points: n, scalars }),
         None => Ok(()),
     }
 }
@@ -258,9 +259,27 @@ impl MsmContext {
         self.max_pass_points::<G>() * MAX_PASSES
     }
 
-    /// Scalar sets per pass of a batch over `plan`'s points (see [`max_sets`]).
-    pub(crate) fn max_sets(&self, runner: &CurveRunner, plan: &Plan) -> usize {
-        max_sets(&self.gpu.limits, plan, |plan| runner.buffer_sizes(plan)) as usize
+    /// Runs one pass's scalar sets over `points` with `plan` (one set's), in groups that fit the
+    /// device ([`max_sets`]), and adds each set's sum into its entry of `totals`: the pass's
+    /// window sums, and `left_out(set, pass)` for the points the pass left to the host.
+    pub(crate) async fn run_sets<G: GpuCurve>(
+        &self,
+        runner: &CurveRunner,
+        plan: Plan,
+        points: PointSource<'_>,
+        sets: &[Scalars<'_, G>],
+        totals: &mut [G::Group],
+        left_out: impl Fn(&Scalars<'_, G>, &PassResult<G::Group>) -> Result<G::Group, MsmError>,
+    ) -> Result<(), MsmError> {
+        let group_len = max_sets(&self.gpu.limits, &plan, sets.len(), |plan| runner.buffer_sizes(plan));
+        for (group, totals) in sets.chunks(group_len).zip(totals.chunks_mut(group_len)) {
+            let plan = plan.with_sets(group.len() as u32);
+            let pass = self.run::<G>(&plan, points, &ScalarSets(group.to_vec()), false).await?;
+            for (k, (set, total)) in group.iter().zip(totals).enumerate() {
+                *total += combine_windows(pass.set_partials(k, &plan), &plan) + left_out(set, &pass)?;
+            }
+        }
+        Ok(())
     }
 
     /// Points per pass for an input of `n` points: equal passes that each fit the device (their
@@ -326,7 +345,7 @@ impl MsmContext {
         sets: &[Scalars<'_, G>],
     ) -> Result<Vec<G::Group>, MsmError> {
         let n = points.len();
-        check_set_lengths(n, sets)?;
+        check_set_lengths(n, sets.iter().map(Scalars::len))?;
         self.gpu.check_alive()?;
         let mut totals = vec![G::Group::zero(); sets.len()];
         if n == 0 || sets.is_empty() {
@@ -344,20 +363,13 @@ impl MsmContext {
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
             let plan = Plan::choose(range.len() as u32, sets[0].bits())
                 .with_inputs(points.plan_inputs() | sets[0].plan_inputs());
-            let group_len = self.max_sets(&runner, &plan);
-            for (group, first_set) in pass_sets.chunks(group_len).zip((0..).step_by(group_len)) {
-                let plan = plan.with_sets(group.len() as u32);
-                let source = PointSource::Upload { points: &pass_points, first: start };
-                let group_sets = ScalarSets(group.to_vec());
-                let pass = self.run::<G>(&plan, source, &group_sets, false).await?;
-                for (k, set) in group.iter().enumerate() {
-                    let total = &mut totals[first_set + k];
-                    *total += combine_windows(pass.set_partials(k, &plan), &plan);
-                    if let Some(from) = pass.no_image {
-                        *total += sum_without_image(&pass_points, set, from)?;
-                    }
-                }
-            }
+            let source = PointSource::Upload { points: &pass_points, first: start };
+            // Points with no image on the Edwards model the pass ran on: added on the host.
+            let left_out = |set: &Scalars<'_, G>, pass: &PassResult<G::Group>| match pass.no_image {
+                Some(from) => sum_without_image(&pass_points, set, from),
+                None => Ok(G::Group::zero()),
+            };
+            self.run_sets(&runner, plan, source, &pass_sets, &mut totals, left_out).await?;
         }
         Ok(totals)
     }

@@ -116,7 +116,6 @@ where
 /// Synthesizes `circuit` as ark-groth16's prover does; returns the quotient's coefficients h,
 /// the assignment (public inputs without the leading 1, then the witness) and where the
 /// witness starts in it.
-#[allow(clippy::type_complexity, reason = "three plain results of one synthesis")]
 fn synthesize<F: ark_ff::PrimeField, C: ConstraintSynthesizer<F>>(
     circuit: C,
 ) -> Result<(Vec<F>, Vec<F>, usize), SynthesisError> {

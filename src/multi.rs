@@ -13,6 +13,7 @@ use std::time::Instant;
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 
+use crate::context::check_set_lengths;
 use crate::inputs::random_points;
 use crate::{GpuCurve, MsmContext, MsmError, PreparedBases};
 
@@ -82,14 +83,6 @@ impl<G: GpuCurve> MultiPreparedBases<G> {
     }
 }
 
-/// `SetLengthMismatch` for the first set whose length is not `n`.
-fn check_sets<G: GpuCurve>(n: usize, sets: &[&[G::ScalarField]]) -> Result<(), MsmError> {
-    match sets.iter().position(|s| s.len() != n) {
-        Some(set) => Err(MsmError::SetLengthMismatch { set, points: n, scalars: sets[set].len() }),
-        None => Ok(()),
-    }
-}
-
 /// The sums of every set over the devices' parts.
 fn sum_parts<P: Zero + Copy + std::ops::AddAssign>(sets: usize, parts: impl Iterator<Item = Vec<P>>) -> Vec<P> {
     let mut totals = vec![P::zero(); sets];
@@ -143,8 +136,7 @@ impl MultiGpu {
     /// points it takes of an MSM of `n` points (0 for a lost device, or one whose fixed cost
     /// exceeds the time the others need), measuring the costs if this is the curve's first use.
     pub async fn shares<G: GpuCurve>(&self, n: usize) -> Result<Vec<(String, Cost, usize)>, MsmError> {
-        let costs = self.costs::<G>()?;
-        let ranges = split(n, &self.live_costs(&costs)?);
+        let (costs, ranges) = (self.costs::<G>()?, self.split::<G>(n)?);
         Ok(self.devices.iter().zip(costs).zip(ranges).map(|((d, c), r)| (d.name.clone(), c, r.len())).collect())
     }
 
@@ -165,8 +157,8 @@ impl MultiGpu {
         points: &[G],
         sets: &[&[G::ScalarField]],
     ) -> Result<Vec<G::Group>, MsmError> {
-        check_sets::<G>(points.len(), sets)?;
-        let shares = split(points.len(), &self.live_costs(&self.costs::<G>()?)?);
+        check_set_lengths(points.len(), sets.iter().map(|s| s.len()))?;
+        let shares = self.split::<G>(points.len())?;
         let parts = self.on_devices(shares, |device, range| {
             let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
             pollster::block_on(device.ctx.msm_batch(&points[range], &sets))
@@ -178,7 +170,7 @@ impl MultiGpu {
     /// them): [`MsmContext::prepare`] on every device, in parallel, with whole-input indices in
     /// its errors.
     pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<MultiPreparedBases<G>, MsmError> {
-        let shares = split(points.len(), &self.live_costs(&self.costs::<G>()?)?);
+        let shares = self.split::<G>(points.len())?;
         let parts = self.on_devices(shares, |device, range| pollster::block_on(device.ctx.prepare(&points[range])))?;
         Ok(MultiPreparedBases { owner: self.id, len: points.len(), parts })
     }
@@ -192,7 +184,7 @@ impl MultiGpu {
         bases: &MultiPreparedBases<G>,
         sets: &[&[G::ScalarField]],
     ) -> Result<Vec<G::Group>, MsmError> {
-        check_sets::<G>(bases.len, sets)?;
+        check_set_lengths(bases.len, sets.iter().map(|s| s.len()))?;
         if bases.owner != self.id {
             return Err(MsmError::ForeignBases);
         }
@@ -262,6 +254,11 @@ impl MultiGpu {
             }
             other => other,
         }
+    }
+
+    /// `n` points of curve `G` split over the live devices ([`split`]).
+    fn split<G: GpuCurve>(&self, n: usize) -> Result<Vec<Range<usize>>, MsmError> {
+        Ok(split(n, &self.live_costs(&self.costs::<G>()?)?))
     }
 
     /// Each device's cost on curve `G`, measured on the curve's first use.

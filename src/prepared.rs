@@ -5,8 +5,8 @@ use std::marker::PhantomData;
 
 use ark_ff::Zero;
 
-use crate::combine::{combine_windows, times};
-use crate::context::{check_set_lengths, CurveRunner};
+use crate::combine::times;
+use crate::context::{check_set_lengths, CurveRunner, PassResult};
 use crate::curve::CurveModel;
 use crate::curve::GpuCurve;
 use crate::gpu::resident::{PreparedPass, RawPoints};
@@ -14,7 +14,7 @@ use crate::gpu::run::{submit_pass, PointSource};
 use crate::gpu::workspace::bind_group;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
-use crate::upload::{write_upload, Faults, Points, ScalarSets, Scalars, Upload, FAULTS_BYTES};
+use crate::upload::{write_upload, Faults, Points, Scalars, Upload, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
@@ -211,7 +211,7 @@ impl MsmContext {
         bases: &PreparedBases<G>,
         sets: &[Scalars<'_, G>],
     ) -> Result<Vec<G::Group>, MsmError> {
-        check_set_lengths(bases.len, sets)?;
+        check_set_lengths(bases.len, sets.iter().map(Scalars::len))?;
         if bases.context_id != self.id {
             return Err(MsmError::ForeignBases);
         }
@@ -225,23 +225,12 @@ impl MsmContext {
             let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
             let plan = Plan::choose(pass.n, first.bits()).with_inputs(first.plan_inputs());
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
-            let group_len = self.max_sets(&runner, &plan);
-            for (group, first_set) in pass_sets.chunks(group_len).zip((0..).step_by(group_len)) {
-                let plan = plan.with_sets(group.len() as u32);
-                let result =
-                    self.run::<G>(&plan, PointSource::Prepared(pass), &ScalarSets(group.to_vec()), false).await?;
-                for (s, set) in group.iter().enumerate() {
-                    let total = &mut totals[first_set + s];
-                    *total += combine_windows(result.set_partials(s, &plan), &plan);
-                    // Points the pass left out (a pass run again on the Weierstrass model held
-                    // them all).
-                    if result.on_edwards {
-                        for (i, point) in bases.without_image.iter().filter(|(i, _)| range.contains(i)) {
-                            *total += times(point.into_group(), &set.le_bytes(*i - range.start));
-                        }
-                    }
-                }
-            }
+            // Points the pass left out (a pass run again on the Weierstrass model held them all).
+            let left_out = |set: &Scalars<'_, G>, result: &PassResult<G::Group>| {
+                let left = bases.without_image.iter().filter(|(i, _)| result.on_edwards && range.contains(i));
+                Ok(left.map(|(i, point)| times(point.into_group(), &set.le_bytes(i - range.start))).sum())
+            };
+            self.run_sets(&runner, plan, PointSource::Prepared(pass), &pass_sets, &mut totals, left_out).await?;
         }
         Ok(totals)
     }

@@ -67,18 +67,28 @@ impl BufferSizes {
     }
 }
 
-/// The most scalar sets (at most [`MAX_SETS_PER_PASS`], at least 1) whose buffers for `plan`'s
-/// points (`sizes` of a plan) all fit the device limits: a batch runs its sets in groups of this
-/// many per pass.
-pub(crate) fn max_sets(limits: &wgpu::Limits, plan: &Plan, sizes: impl Fn(&Plan) -> BufferSizes) -> u32 {
-    let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-    let fits = |sets: u32| sizes(&plan.with_sets(sets)).largest() <= cap;
-    (2..=MAX_SETS_PER_PASS).take_while(|&sets| fits(sets)).last().unwrap_or(1)
+/// The most scalar sets, of the `wanted` ones (at most [`MAX_SETS_PER_PASS`], at least 1),
+/// whose buffers for `plan`'s points (`sizes` of a plan) all fit the device limits: a batch runs
+/// its sets in groups of this many per pass. One set is never measured.
+pub(crate) fn max_sets(
+    limits: &wgpu::Limits,
+    plan: &Plan,
+    wanted: usize,
+    sizes: impl Fn(&Plan) -> BufferSizes,
+) -> usize {
+    let most = MAX_SETS_PER_PASS.min(u32::try_from(wanted).unwrap_or(u32::MAX));
+    let fits = |sets: u32| sizes(&plan.with_sets(sets)).largest() <= binding_cap(limits);
+    (2..=most).take_while(|&sets| fits(sets)).last().unwrap_or(1) as usize
+}
+
+/// The largest buffer one storage binding takes on a device with these limits.
+fn binding_cap(limits: &wgpu::Limits) -> u64 {
+    limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
 }
 
 /// The largest `n` whose buffers all fit the device limits.
 pub(crate) fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits) -> u32 {
-    let cap = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    let cap = binding_cap(limits);
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
     let fits = |n: u32| BufferSizes::for_plan(spec, kernels, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
     let (mut lo, mut hi) = (0u32, 1u32 << 28);
