@@ -1,8 +1,9 @@
 // Stage 4: parallel running-sum bucket reduction (cuZK's pBucketPointsReduction). Window w's
 // buckets are split into T segments of L = h / T; thread (w, t) computes
 //   Σ_{b in segment t} b·B_b = Σ_b (b − t·L)·B_b + (t·L)·Σ_b B_b
-// with a running sum from the top bucket down plus one small scalar multiplication. The host
-// adds the T partial sums of each window and combines the windows (Horner).
+// with a running sum from the top bucket down plus one small scalar multiplication. Then
+// sum_windows adds each window's T partial sums, so the host reads back one point per window
+// and only combines the windows (Horner).
 //
 // Stage 3 leaves a bucket B_b in pieces: its first piece in buckets[], and one carry per later
 // accumulation chunk it reaches into (see chunks.wgsl). The running sum adds every piece, so the
@@ -14,9 +15,10 @@
 
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
-// partials[w·T + t]: thread (w, t)'s share of window w's sum, which the host reads back. Two more
-// regions of K·T points follow: each thread's running and scaled sums, where they are kept in
-// memory (see STATE_IN_MEMORY below).
+// partials[w·T + t]: thread (w, t)'s share of window w's sum. Two more regions of K·T points
+// follow: each thread's running and scaled sums, where they are kept in memory (see
+// STATE_IN_MEMORY below). Then, from WINDOW_SUMS_REGION·K·T, the sum of each window, which the
+// host reads back.
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
 @group(0) @binding(3) var<storage, read> bucket_starts: array<u32>;
 @group(0) @binding(4) var<storage, read> bucket_ends: array<u32>;
@@ -175,5 +177,49 @@ fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     }
     if (!STATE_IN_MEMORY) {
         partials[id] = point_pack(held_sum);
+    }
+}
+
+// Where the window sums start in partials, in regions of K·T points (after the partial sums and
+// the running and scaled sums).
+const WINDOW_SUMS_REGION: u32 = 3u;
+
+// Stage 4b: window w's T partial sums into one, partials[WINDOW_SUMS_REGION·K·T + w]. One
+// workgroup per window. Each lane l < lanes = min(T, WORKGROUP_SIZE) first adds the segments
+// l + lanes, l + 2·lanes, … to segment l, then the lanes halve in a tree: lane l adds lane
+// l + half's sum while l < half. A serial chain of T/lanes − 1 + log2(lanes) additions. The
+// lanes' sums go through the running sums' region (free once bucket_reduce is done), so the
+// partial sums stay as they were. An all-zero partial (an exceptional Edwards addition, see
+// curve_sw_on_te.wgsl) absorbs every addition, so the window sum still shows it to the host.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn sum_windows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    let w = group.x;
+    let first = w * plan.segments;
+    let lane_sums = STATE_RUNNING * all_windows(plan) * plan.segments + first;
+    let lanes = min(plan.segments, WORKGROUP_SIZE);
+    let strided = plan.segments / lanes - 1u;
+    let rounds = strided + countTrailingZeros(lanes);
+    var sum = point_identity();
+    if (lane < lanes) {
+        sum = point_unpack(partials[first + lane]);
+        partials[lane_sums + lane] = point_pack(sum);
+    }
+    for (var round = 0u; round < rounds; round = round + 1u) {
+        var adds = lane < lanes;
+        var other = first + lane + (round + 1u) * lanes;
+        if (round >= strided) {
+            // Every lane's sum so far is in its slot of lane_sums.
+            storageBarrier();
+            let half = lanes >> (round - strided + 1u);
+            adds = lane < half;
+            other = lane_sums + lane + half;
+        }
+        if (adds) {
+            sum = point_add(sum, point_unpack(partials[other]));
+            partials[lane_sums + lane] = point_pack(sum);
+        }
+    }
+    if (lane == 0u) {
+        partials[WINDOW_SUMS_REGION * all_windows(plan) * plan.segments + w] = point_pack(sum);
     }
 }

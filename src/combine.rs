@@ -1,5 +1,5 @@
-//! The host's share of the work: adding each window's partial sums and Horner's rule over the
-//! windows (a few thousand point additions, regardless of n).
+//! The host's share of the work: Horner's rule over the window sums (c doublings and one
+//! addition per window, regardless of n).
 
 use ark_ec::CurveGroup;
 use num_bigint::BigUint;
@@ -78,14 +78,14 @@ impl<'a, F: PrimeField + MontgomeryLimbs> FieldDecoder<'a, F> {
     }
 }
 
-/// Σ_w 2^(c·w) · (Σ_t partials[w·T + t]).
-pub(crate) fn combine_windows<G: CurveGroup>(partials: &[G], plan: &Plan) -> G {
+/// Σ_w 2^(c·w) · window_sums\[w\].
+pub(crate) fn combine_windows<G: CurveGroup>(window_sums: &[G], plan: &Plan) -> G {
     let mut result = G::zero();
-    for window in partials.chunks_exact(plan.segments as usize).rev() {
+    for window in window_sums.iter().rev() {
         for _ in 0..plan.window_bits {
             result.double_in_place();
         }
-        result += window.iter().sum::<G>();
+        result += window;
     }
     result
 }

@@ -52,8 +52,8 @@ pub struct MsmContext {
 
 /// What one GPU pass gives the host.
 pub(crate) struct PassResult<P> {
-    /// The per-segment partial sums.
-    pub(crate) partials: Vec<P>,
+    /// The sum of each window of every scalar set.
+    pub(crate) window_sums: Vec<P>,
     /// In profiling runs: how long each part took.
     pub(crate) timings: Option<Timings>,
     /// The lowest uploaded point of the pass that the GPU left out for having no Edwards
@@ -66,10 +66,10 @@ pub(crate) struct PassResult<P> {
 }
 
 impl<P> PassResult<P> {
-    /// The partial sums of scalar set `set` of the pass (its K windows' segments).
-    pub(crate) fn set_partials(&self, set: usize, plan: &Plan) -> &[P] {
-        let len = (plan.num_windows * plan.segments) as usize;
-        &self.partials[set * len..(set + 1) * len]
+    /// The window sums of scalar set `set` of the pass (its K windows).
+    pub(crate) fn set_windows(&self, set: usize, plan: &Plan) -> &[P] {
+        let len = plan.num_windows as usize;
+        &self.window_sums[set * len..(set + 1) * len]
     }
 }
 
@@ -109,12 +109,12 @@ impl CurveRunner {
         BufferSizes::for_plan(self.spec, self.kernels(), plan)
     }
 
-    /// Whether partial sums read back from this runner came out of an exceptional Edwards
+    /// Whether window sums read back from this runner came out of an exceptional Edwards
     /// addition or a point with no Edwards image (see [`crate::curve::EdwardsMap`]): then the
     /// pass must run again on the Weierstrass model.
-    pub(crate) fn exceptional(&self, partials: &[u32]) -> bool {
+    pub(crate) fn exceptional(&self, window_sums: &[u32]) -> bool {
         matches!(self.spec.model, CurveModel::WeierstrassOnEdwards { .. })
-            && partials
+            && window_sums
                 .chunks_exact(self.spec.point_coords() * self.spec.packed_words(self.kernels().form))
                 .any(|point| point.iter().all(|&word| word == 0))
     }
@@ -276,7 +276,7 @@ impl MsmContext {
             let plan = plan.with_sets(group.len() as u32);
             let pass = self.run::<G>(&plan, points, &ScalarSets(group.to_vec()), false).await?;
             for (k, (set, total)) in group.iter().zip(totals).enumerate() {
-                *total += combine_windows(pass.set_partials(k, &plan), &plan) + left_out(set, &pass)?;
+                *total += combine_windows(pass.set_windows(k, &plan), &plan) + left_out(set, &pass)?;
             }
         }
         Ok(())
@@ -388,10 +388,10 @@ impl MsmContext {
         let runner = self.runner::<G>().await?;
         let output = self.run_on(&runner, plan, points, scalars, profile).await?;
         let no_image = output.faults.no_image;
-        if !runner.exceptional(&output.partials) {
-            let partials = points_from_gpu::<G>(&output.partials, runner.spec, runner.kernels().form)?;
+        if !runner.exceptional(&output.window_sums) {
+            let window_sums = points_from_gpu::<G>(&output.window_sums, runner.spec, runner.kernels().form)?;
             let on_edwards = matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. });
-            return Ok(PassResult { partials, timings: output.timings, no_image, on_edwards });
+            return Ok(PassResult { window_sums, timings: output.timings, no_image, on_edwards });
         }
         // Only points outside G1 get here: the pass again with the Weierstrass kernels, from
         // the points as uploaded (prepared bases kept them for this).
@@ -403,9 +403,9 @@ impl MsmContext {
                 self.run_on(&fallback, plan, PointSource::Prepared(&converted), scalars, profile).await?
             }
         };
-        let partials = points_from_gpu::<G>(&output.partials, fallback.spec, fallback.kernels().form)?;
+        let window_sums = points_from_gpu::<G>(&output.window_sums, fallback.spec, fallback.kernels().form)?;
         // The Weierstrass model holds every point: none is left to the host.
-        Ok(PassResult { partials, timings: output.timings, no_image: None, on_edwards: false })
+        Ok(PassResult { window_sums, timings: output.timings, no_image: None, on_edwards: false })
     }
 
     /// [`MsmContext::run`] on `runner`, up to the raw partial sums, with the faults of uploaded
@@ -464,9 +464,8 @@ impl MsmContext {
             lease.replace(fresh);
         }
         let workspace = lease.workspace().expect("covers the plan or was just created");
-        let partial_bytes =
-            plan.total_segments() as u64 * (spec.point_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
-        run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, scalars, partial_bytes, profile).await
+        let point_bytes = (spec.point_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
+        run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, scalars, point_bytes, profile).await
     }
 
     /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use.

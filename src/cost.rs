@@ -26,6 +26,7 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
             additions * muls.affine_add + inversions * inversion_muls(&spec.field)
         }
         Step::BucketReduce => (reduction_additions(plan) + bucket_pieces(plan, counts)) * muls.add,
+        Step::SumWindows => plan.all_windows() as u64 * (plan.segments as u64 - 1) * muls.add,
     };
     Step::ALL.into_iter().map(|step| (step, of(step))).collect()
 }

@@ -126,6 +126,11 @@ pub fn bucket_reduce<G: GpuCurve>(buckets: &[G::Group], plan: &Plan) -> Vec<G::G
         .collect()
 }
 
+/// Stage 4b: the sum of each window's partial sums.
+pub fn sum_windows<G: GpuCurve>(partials: &[G::Group], plan: &Plan) -> Vec<G::Group> {
+    partials.chunks_exact(plan.segments as usize).map(|window| window.iter().sum()).collect()
+}
+
 /// The whole pipeline on the CPU: stages 1–4 then the host combination.
 pub fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField], plan: &Plan) -> G::Group {
     let mut raw_scalars = Vec::new();
@@ -133,7 +138,7 @@ pub fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField], plan: &Plan) -
     let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
     let (digits, _) = decompose(&raw_scalars, &skip, plan);
     let buckets = smvp(points, &transpose(&digits, plan));
-    combine_windows(&bucket_reduce::<G>(&buckets, plan), plan)
+    combine_windows(&sum_windows::<G>(&bucket_reduce::<G>(&buckets, plan), plan), plan)
 }
 
 /// The Montgomery multiplication of `field_mul` in `field_gen.rs`, step for step, with every

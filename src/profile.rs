@@ -103,7 +103,7 @@ impl MsmContext {
         let source = PointSource::Upload { points: &points_upload, first: 0 };
         let pass = self.run::<G>(&plan, source, &scalars_upload, true).await?;
         let started = now_seconds();
-        let mut result = combine_windows(&pass.partials, &plan);
+        let mut result = combine_windows(&pass.window_sums, &plan);
         if let Some(from) = pass.no_image {
             result += sum_without_image(&points_upload, &scalars_upload, from)?;
         }

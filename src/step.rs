@@ -47,7 +47,8 @@ pub enum Buffer {
     Entries,
     /// Bucket sums.
     Buckets,
-    /// Per-segment reduction results, read back by the host.
+    /// Per-segment reduction results, then (after the reduction threads' running and scaled
+    /// sums) each window's sum, which the host reads back.
     Partials,
     /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
     Carries,
@@ -174,11 +175,14 @@ pub enum Step {
     /// Stage 4: running-sum bucket reduction into per-segment partial sums, adding every piece
     /// of each bucket (its first, then the carries of the later chunks it reaches into).
     BucketReduce,
+    /// Stage 4: each window's partial sums into one (a tree per window), so the host reads back
+    /// one point per window.
+    SumWindows,
 }
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 10] = [
+    pub const ALL: [Step; 11] = [
         Step::ConvertPoints,
         Step::ConvertScalars,
         Step::DecomposeScalars,
@@ -189,6 +193,7 @@ impl Step {
         Step::StepAffineChunks,
         Step::FinishAffineChunks,
         Step::BucketReduce,
+        Step::SumWindows,
     ];
 
     /// The step's WGSL entry point, also the label of its pipeline and pass and its name in
@@ -205,6 +210,7 @@ impl Step {
             Step::StepAffineChunks => "step_affine_chunks",
             Step::FinishAffineChunks => "finish_affine_chunks",
             Step::BucketReduce => "bucket_reduce",
+            Step::SumWindows => "sum_windows",
         }
     }
 
@@ -228,7 +234,7 @@ impl Step {
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
             Step::AccumulateChunks => Stage::Smvp,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
-            Step::BucketReduce => Stage::BucketReduce,
+            Step::BucketReduce | Step::SumWindows => Stage::BucketReduce,
         }
     }
 
@@ -310,6 +316,7 @@ impl Step {
                 (4, BucketCounts, Read),
                 (5, Carries, Read),
             ],
+            Step::SumWindows => &[(0, Plan, Read), (2, Partials, ReadWrite)],
         }
     }
 
@@ -320,7 +327,7 @@ impl Step {
             // One thread per scalar of every set.
             Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.n),
             // One workgroup per window.
-            Step::ScanBucketCounts => (plan.all_windows(), 1),
+            Step::ScanBucketCounts | Step::SumWindows => (plan.all_windows(), 1),
             Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks => {
                 dispatch_size(plan.total_chunks())
             }

@@ -9,14 +9,14 @@ use crate::MsmError;
 use super::device::Gpu;
 use super::pipelines::CurvePipelines;
 use super::resident::PreparedPass;
-use super::workspace::Workspace;
+use super::workspace::{Workspace, WINDOW_SUMS_REGION};
 
 /// What one GPU run reads back.
 pub(crate) struct RunOutput {
-    /// Packed words of the per-segment partial sums (`plan.total_segments()` points).
-    pub partials: Vec<u32>,
+    /// Packed words of each window's sum (`plan.all_windows()` points).
+    pub window_sums: Vec<u32>,
     /// The bad input points `convert_points` found (none for prepared bases, checked when they
-    /// were prepared). Check them before using `partials`.
+    /// were prepared). Check them before using `window_sums`.
     pub faults: Faults,
     /// In profiling runs: how long each part took.
     pub timings: Option<Timings>,
@@ -29,7 +29,7 @@ pub(crate) struct Timings {
     pub upload: f64,
     /// Each step the run executed, in order.
     pub steps: Vec<(Step, f64)>,
-    /// Copying the partial sums back to the host.
+    /// Copying the window sums back to the host.
     pub readback: f64,
 }
 
@@ -48,7 +48,8 @@ pub(crate) enum PointSource<'a> {
     Prepared(&'a PreparedPass),
 }
 
-/// Uploads the inputs, runs every pipeline and reads back the partial sums. The workspace keeps
+/// Uploads the inputs, runs every pipeline and reads back the window sums (points of
+/// `point_bytes` bytes). The workspace keeps
 /// every intermediate buffer. With `profile`, each step is submitted and waited for on its own
 /// and timed (slower overall: use it to see where the time goes, not for the fastest run).
 #[allow(clippy::too_many_arguments, reason = "the inputs of one GPU run, each used once")]
@@ -59,9 +60,10 @@ pub(crate) async fn run_stages(
     plan: &Plan,
     source: PointSource<'_>,
     scalars: &dyn Upload,
-    partials_bytes: u64,
+    point_bytes: u64,
     profile: bool,
 ) -> Result<RunOutput, MsmError> {
+    let window_sums = WindowSums::of(plan, point_bytes);
     let steps = match source {
         PointSource::Upload { .. } => workspace.run_steps(&gpu.device, pipelines, None),
         // Creates bind groups, which can fail.
@@ -74,11 +76,11 @@ pub(crate) async fn run_stages(
                 for (step, bind_group) in &steps {
                     encode_step(&mut encoder, pipelines, *step, plan, bind_group);
                 }
-                read_back_partials(gpu, encoder, workspace, partials_bytes)
+                read_back(gpu, encoder, workspace, window_sums)
             })
             .await?;
-        let (partials, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
-        return Ok(RunOutput { partials, faults, timings: None });
+        let (window_sums, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
+        return Ok(RunOutput { window_sums, faults, timings: None });
     }
 
     let mut clock = now_seconds();
@@ -104,18 +106,17 @@ pub(crate) async fn run_stages(
         gpu.finish(submission).await?;
         step_seconds.push((*step, lap()));
     }
-    let (staging, submission) =
-        gpu.capture(|| read_back_partials(gpu, new_encoder(gpu), workspace, partials_bytes)).await?;
-    let (partials, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
+    let (staging, submission) = gpu.capture(|| read_back(gpu, new_encoder(gpu), workspace, window_sums)).await?;
+    let (window_sums, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
     let timings = Timings { upload: upload_seconds, steps: step_seconds, readback: lap() };
-    Ok(RunOutput { partials, faults, timings: Some(timings) })
+    Ok(RunOutput { window_sums, faults, timings: Some(timings) })
 }
 
 fn new_encoder(gpu: &Gpu) -> wgpu::CommandEncoder {
     gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") })
 }
 
-/// The partial sums' words and the faults behind them (see [`read_back_partials`]).
+/// The window sums' words and the faults behind them (see [`read_back`]).
 fn split_faults(mut words: Vec<u32>) -> (Vec<u32>, Faults) {
     let faults = Faults::from_words(&words[words.len() - FAULTS_BYTES as usize / 4..]);
     words.truncate(words.len() - FAULTS_BYTES as usize / 4);
@@ -185,22 +186,38 @@ pub(crate) fn submit_pass(
     gpu.queue.submit([encoder.finish()]);
 }
 
-/// Copies the partial sums, then the faults, into a new mappable buffer and submits `encoder`;
+/// Where the window sums lie in [`Buffer::Partials`].
+#[derive(Clone, Copy)]
+struct WindowSums {
+    offset: u64,
+    bytes: u64,
+}
+
+impl WindowSums {
+    fn of(plan: &Plan, point_bytes: u64) -> Self {
+        WindowSums {
+            offset: WINDOW_SUMS_REGION * plan.total_segments() as u64 * point_bytes,
+            bytes: plan.all_windows() as u64 * point_bytes,
+        }
+    }
+}
+
+/// Copies the window sums, then the faults, into a new mappable buffer and submits `encoder`;
 /// returns the buffer and the submission that fills it.
-fn read_back_partials(
+fn read_back(
     gpu: &Gpu,
     mut encoder: wgpu::CommandEncoder,
     workspace: &Workspace,
-    bytes: u64,
+    sums: WindowSums,
 ) -> (wgpu::Buffer, wgpu::SubmissionIndex) {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("partials readback"),
-        size: bytes + FAULTS_BYTES,
+        label: Some("window sums readback"),
+        size: sums.bytes + FAULTS_BYTES,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), 0, &staging, 0, bytes);
-    encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Faults), 0, &staging, bytes, FAULTS_BYTES);
+    encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), sums.offset, &staging, 0, sums.bytes);
+    encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Faults), 0, &staging, sums.bytes, FAULTS_BYTES);
     let submission = gpu.queue.submit([encoder.finish()]);
     (staging, submission)
 }

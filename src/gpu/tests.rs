@@ -219,8 +219,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     .expect("GPU run");
     output.faults.check(0).expect("valid points");
     let spec = runner.spec;
-    let partials =
-        points_from_gpu::<G>(&output.partials, spec, form_of::<G>(ctx)).expect("GPU points are on the curve");
+    let window_sums =
+        points_from_gpu::<G>(&output.window_sums, spec, form_of::<G>(ctx)).expect("GPU points are on the curve");
     let workspace = lease.workspace().expect("workspace");
     let read = |b: Buffer, words: usize| {
         pollster::block_on(ctx.gpu().read_words(workspace.buffer(b), words as u64 * 4)).expect("readback")
@@ -303,15 +303,22 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
         .collect();
     assert!(gpu_buckets == cpu_model::smvp(&points, &gpu_csr), "stage 3 buckets");
 
-    // Stage 4: partial sums from the GPU's own buckets.
+    // Stage 4: partial sums from the GPU's own buckets, then window sums from its partial sums.
+    let partials = points_from_gpu::<G>(
+        &read(Buffer::Partials, plan.total_segments() as usize * point_words),
+        spec,
+        form_of::<G>(ctx),
+    )
+    .expect("partials on the curve");
     assert!(partials == cpu_model::bucket_reduce::<G>(&gpu_buckets, &plan), "stage 4 partials");
+    assert!(window_sums == cpu_model::sum_windows::<G>(&partials, &plan), "stage 4 window sums");
     if skewed {
         assert!(crate::cost::chunk_carries(&plan, &counts) > 20, "buckets spanning many chunks were exercised");
     }
 
     // Host combination: the arkworks result.
     let expected = G::Group::msm(&points, &scalars).expect("same lengths");
-    assert_eq!(crate::combine::combine_windows(&partials, &plan), expected, "combined result");
+    assert_eq!(crate::combine::combine_windows(&window_sums, &plan), expected, "combined result");
     assert_eq!(cpu_model::msm(&points, &scalars, &plan), expected, "CPU model composition");
 }
 
@@ -482,11 +489,11 @@ fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
         let output =
             pollster::block_on(ctx.run_leased(&runner, &mut lease, &plan, source, &scalars, false)).expect("GPU run");
         assert_eq!(output.faults.no_image, reported, "{what}");
-        assert_eq!(runner.exceptional(&output.partials), flagged, "{what}");
+        assert_eq!(runner.exceptional(&output.window_sums), flagged, "{what}");
         if !flagged {
-            let partials = points_from_gpu::<G1Affine>(&output.partials, runner.spec, runner.kernels().form)
+            let window_sums = points_from_gpu::<G1Affine>(&output.window_sums, runner.spec, runner.kernels().form)
                 .expect("on the curve");
-            let mut got = crate::combine::combine_windows(&partials, &plan);
+            let mut got = crate::combine::combine_windows(&window_sums, &plan);
             if let Some(from) = reported {
                 got += crate::combine::sum_without_image(&points, &scalars, from).expect("valid points");
             }

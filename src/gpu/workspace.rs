@@ -8,6 +8,10 @@ use super::pipelines::CurvePipelines;
 use super::resident::PreparedPass;
 use crate::upload::FAULTS_BYTES;
 
+/// Where the window sums start in [`Buffer::Partials`], in regions of `plan.total_segments()`
+/// points (`WINDOW_SUMS_REGION` in `shaders/bucket_reduce.wgsl`).
+pub(crate) const WINDOW_SUMS_REGION: u64 = 3;
+
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BufferSizes([u64; 14]);
@@ -29,8 +33,9 @@ impl BufferSizes {
             Buffer::Digits | Buffer::Entries => windows * n * 4,
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
             Buffer::Buckets => plan.total_buckets() as u64 * point,
-            // The sums read back, then each reduction thread's running and scaled sums.
-            Buffer::Partials => 3 * plan.total_segments() as u64 * point,
+            // The partial sums, each reduction thread's running and scaled sums, then the
+            // window sums that are read back (`WINDOW_SUMS_REGION` in bucket_reduce.wgsl).
+            Buffer::Partials => (WINDOW_SUMS_REGION * plan.total_segments() as u64 + windows) * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
             // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
             Buffer::ChunkStates => match kernels.accumulation.on(spec) {
@@ -266,5 +271,16 @@ impl Drop for WorkspaceLease<'_> {
         if let Some(workspace) = self.workspace.take() {
             self.pool.free.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(workspace);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WINDOW_SUMS_REGION;
+
+    #[test]
+    fn window_sums_region_matches_the_shader() {
+        let shader = include_str!("../../shaders/bucket_reduce.wgsl");
+        assert!(shader.contains(&format!("const WINDOW_SUMS_REGION: u32 = {WINDOW_SUMS_REGION}u;")));
     }
 }
