@@ -274,6 +274,28 @@ impl Gpu {
         self.device.poll(wait).map(drop).map_err(|e| self.error(e.to_string()))
     }
 
+    /// Natively: maps a MAP_WRITE buffer for writing once `after` (the last submission that
+    /// read it) is done, waiting for that submission only (for every submission when `after`
+    /// is unknown).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) async fn map_for_write(
+        &self,
+        buffer: &wgpu::Buffer,
+        after: Option<wgpu::SubmissionIndex>,
+    ) -> Result<(), MsmError> {
+        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+        buffer.slice(..).map_async(wgpu::MapMode::Write, move |result| {
+            let _ = sender.send(result);
+        });
+        let wait = wgpu::PollType::Wait { submission_index: after, timeout: None };
+        self.device.poll(wait).map_err(|e| self.error(e.to_string()))?;
+        match receiver.receive().await {
+            Some(Ok(())) => Ok(()),
+            Some(Err(e)) => Err(self.error(e.to_string())),
+            None => Err(self.error("buffer mapping was dropped".into())),
+        }
+    }
+
     /// Maps a MAP_READ buffer that `submission` (a submission of this call) writes, waits for
     /// that submission only, and returns the buffer's contents.
     pub(crate) async fn map_and_read(

@@ -9,6 +9,8 @@ pub(crate) mod pipelines;
 mod precompile;
 pub(crate) mod resident;
 pub(crate) mod run;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) mod staging;
 pub(crate) mod workspace;
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -3,7 +3,9 @@
 use crate::clock::now_seconds;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
-use crate::upload::{write_upload, Faults, Upload, FAULTS_BYTES};
+#[cfg(target_arch = "wasm32")]
+use crate::upload::write_upload;
+use crate::upload::{Faults, Upload, FAULTS_BYTES};
 use crate::MsmError;
 
 use super::device::Gpu;
@@ -64,6 +66,8 @@ pub(crate) async fn run_stages(
     profile: bool,
 ) -> Result<RunOutput, MsmError> {
     let window_sums = WindowSums::of(plan, point_bytes);
+    #[cfg(not(target_arch = "wasm32"))]
+    workspace.staging.ready(gpu).await?;
     let steps = match source {
         PointSource::Upload { .. } => workspace.run_steps(&gpu.device, pipelines, None),
         // Creates bind groups, which can fail.
@@ -72,13 +76,13 @@ pub(crate) async fn run_stages(
     if !profile {
         let (staging, submission) = gpu
             .capture(|| {
-                let mut encoder = upload(gpu, workspace, plan, source, scalars);
+                let mut encoder = upload(gpu, workspace, plan, source, scalars)?;
                 for (step, bind_group) in &steps {
                     encode_step(&mut encoder, pipelines, *step, plan, bind_group);
                 }
-                read_back(gpu, encoder, workspace, window_sums)
+                Ok(read_back(gpu, encoder, workspace, window_sums))
             })
-            .await?;
+            .await??;
         let (window_sums, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
         return Ok(RunOutput { window_sums, faults, timings: None });
     }
@@ -90,8 +94,10 @@ pub(crate) async fn run_stages(
         clock = now;
         seconds
     };
-    let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, scalars)).await?;
+    let encoder = gpu.capture(|| upload(gpu, workspace, plan, source, scalars)).await??;
     let submission = gpu.queue.submit([encoder.finish()]);
+    #[cfg(not(target_arch = "wasm32"))]
+    workspace.staging.copied_by(&submission);
     gpu.finish(submission).await?;
     let upload_seconds = lap();
     let mut step_seconds = Vec::new();
@@ -124,25 +130,32 @@ fn split_faults(mut words: Vec<u32>) -> (Vec<u32>, Faults) {
 }
 
 /// Queues the uploads (copies, see [`crate::upload`]) and returns an encoder that starts by
-/// clearing the bucket counts and the faults.
+/// clearing the bucket counts and the faults (natively after copying the inputs out of the
+/// workspace's staging buffer, which must be ready, and whose submission the caller records).
 fn upload(
     gpu: &Gpu,
     workspace: &Workspace,
     plan: &Plan,
     source: PointSource,
     scalars: &dyn Upload,
-) -> wgpu::CommandEncoder {
-    let queue = &gpu.queue;
-    queue.write_buffer(workspace.buffer(Buffer::Plan), 0, bytemuck::bytes_of(plan));
-    if let PointSource::Upload { points, .. } = source {
-        write_upload(queue, workspace.buffer(Buffer::RawPoints), points);
-    }
-    write_upload(queue, workspace.buffer(Buffer::RawScalars), scalars);
+) -> Result<wgpu::CommandEncoder, MsmError> {
+    gpu.queue.write_buffer(workspace.buffer(Buffer::Plan), 0, bytemuck::bytes_of(plan));
     let mut encoder = new_encoder(gpu);
+    let mut inputs: Vec<(&dyn Upload, &wgpu::Buffer)> = Vec::new();
+    if let PointSource::Upload { points, .. } = source {
+        inputs.push((points, workspace.buffer(Buffer::RawPoints)));
+    }
+    inputs.push((scalars, workspace.buffer(Buffer::RawScalars)));
+    #[cfg(not(target_arch = "wasm32"))]
+    workspace.staging.write(&mut encoder, &inputs)?;
+    #[cfg(target_arch = "wasm32")]
+    for (data, buffer) in inputs {
+        write_upload(&gpu.queue, buffer, data);
+    }
     let counts_bytes = plan.total_buckets() as u64 * 4;
     encoder.clear_buffer(workspace.buffer(Buffer::BucketCounts), 0, Some(counts_bytes));
     encoder.clear_buffer(workspace.buffer(Buffer::Faults), 0, None);
-    encoder
+    Ok(encoder)
 }
 
 /// One compute pass of `step`: its dispatch, [`Step::repeats`] times (each dispatch sees the
@@ -219,5 +232,7 @@ fn read_back(
     encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Partials), sums.offset, &staging, 0, sums.bytes);
     encoder.copy_buffer_to_buffer(workspace.buffer(Buffer::Faults), 0, &staging, sums.bytes, FAULTS_BYTES);
     let submission = gpu.queue.submit([encoder.finish()]);
+    #[cfg(not(target_arch = "wasm32"))]
+    workspace.staging.copied_by(&submission);
     (staging, submission)
 }

@@ -114,6 +114,10 @@ pub(crate) struct Workspace {
     buffers: Vec<wgpu::Buffer>,
     /// The bind group of every step of the curve over these buffers, in run order.
     bind_groups: Vec<(Step, wgpu::BindGroup)>,
+    /// Natively, where the inputs are written before the GPU copies them into
+    /// [`Buffer::RawPoints`] and [`Buffer::RawScalars`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) staging: super::staging::UploadStaging,
 }
 
 impl Workspace {
@@ -151,7 +155,16 @@ impl Workspace {
             .steps()
             .map(|step| (step, bind_group(device, pipelines, step, |b| &buffers[b as usize])))
             .collect();
-        Workspace { sizes, buffers, bind_groups }
+        Workspace {
+            sizes,
+            buffers,
+            bind_groups,
+            #[cfg(not(target_arch = "wasm32"))]
+            staging: super::staging::UploadStaging::new(
+                device,
+                sizes.get(Buffer::RawPoints) + sizes.get(Buffer::RawScalars),
+            ),
+        }
     }
 
     /// The steps a run executes, in order, each with its bind group: this workspace's, or for a
