@@ -375,7 +375,7 @@ impl MsmContext {
     }
 
     /// Runs the GPU stages for `plan` on a leased workspace, gives it back, checks the faults of
-    /// uploaded points, then decodes the partial sums; with `profile`, also the timings of every
+    /// uploaded points, then decodes the window sums; with `profile`, also the timings of every
     /// part (see [`run_stages`]). A pass on a Weierstrass curve's Edwards model whose result came
     /// back exceptional runs again on the Weierstrass model (see [`crate::curve::EdwardsMap`]).
     pub(crate) async fn run<G: GpuCurve>(
@@ -408,7 +408,7 @@ impl MsmContext {
         Ok(PassResult { window_sums, timings: output.timings, no_image: None, on_edwards: false })
     }
 
-    /// [`MsmContext::run`] on `runner`, up to the raw partial sums, with the faults of uploaded
+    /// [`MsmContext::run`] on `runner`, up to the raw window sums, with the faults of uploaded
     /// points checked.
     async fn run_on(
         &self,
@@ -444,7 +444,7 @@ impl MsmContext {
     }
 
     /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,
-    /// and reads back the raw partial sums.
+    /// and reads back the raw window sums.
     pub(crate) async fn run_leased(
         &self,
         runner: &CurveRunner,

@@ -8,7 +8,8 @@
 //! 3. `accumulate_chunks` — load-balanced bucket accumulation (equal chunks of points per
 //!    thread; a bucket that spans chunks is left in pieces); batch-affine on request for short
 //!    Weierstrass curves;
-//! 4. `bucket_reduce` — parallel running-sum bucket reduction, adding each bucket's pieces.
+//! 4. `bucket_reduce`, `sum_windows` — parallel running-sum bucket reduction, adding each
+//!    bucket's pieces, then each window's partial sums into one (the host runs Horner).
 //!
 //! An input larger than one GPU pass runs as several passes ([`MAX_PASSES`] at most).
 //!
@@ -18,7 +19,7 @@
 //! devices; the feature `groth16` adds `groth16::GpuProvingKey`, an ark-groth16 prover whose G1
 //! MSMs run on the GPU.
 //!
-//! Only the per-window sums of the reduction's partial results and Horner's rule run on the
+//! Only Horner's rule over the window sums runs on the
 //! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
 //! 64-bit products or 13-bit limbs, and buckets accumulate projectively, batch-affine, or (for
 //! BLS12-377) on the curve's twisted Edwards model ([`EdwardsMap`]): chosen per device and

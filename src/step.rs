@@ -107,7 +107,7 @@ pub enum Accumulation {
     /// Projective additions on the curve's twisted Edwards model, for short Weierstrass curves
     /// that have one (BLS12-377; [`crate::curve::EdwardsMap`]): stage 1 maps the points, stages
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
-    /// maps the partial sums back. Exact on every input: a pass that meets a point with no
+    /// maps the window sums back. Exact on every input: a pass that meets a point with no
     /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
     /// runs again with `Projective`. The default on the curves that have it.
     Edwards,
