@@ -18,14 +18,20 @@ const INPUT_POINTS_MONTGOMERY: u32 = 1u;
 const FAULT_OUT_OF_RANGE: u32 = 0u;
 const FAULT_NOT_ON_CURVE: u32 = 1u;
 const FAULT_NO_IMAGE: u32 = 2u;
+// Values of a point's identity flag: it gets digits, it gets none (the identity or a bad point),
+// or it gets none and the host adds its multiple instead (a point, or a multiple of it that
+// prepared bases store, with no image on the curve model the pass runs; src/upload.rs).
+const POINT_USED: u32 = 0u;
+const POINT_SKIPPED: u32 = 1u;
+const POINT_LEFT_TO_HOST: u32 = 2u;
 
 // Per-call sizes, written by the host (src/plan.rs, `Plan`); the shader text never depends on n.
 struct Plan {
-    // Number of points and scalars.
+    // Number of points: F·m in a folded plan, whose sets have m scalars (scalars_per_set).
     n: u32,
     // Window width c in bits.
     window_bits: u32,
-    // Number of windows K = ceil((scalar_bits + 1) / c).
+    // Number of windows K = ceil((scalar_bits + 1) / c); folded: W = ceil((bits + 1) / (c·F)).
     num_windows: u32,
     // Buckets per window h = 2^(c-1); bucket b in 1..=h lives at index b - 1.
     num_buckets: u32,
@@ -44,11 +50,19 @@ struct Plan {
     // Scalar sets S over the same points (a batch): set s owns windows s·K … s·K + K − 1, so
     // every per-window buffer holds S·K windows.
     sets: u32,
+    // Precompute factor F (src/plan.rs, Plan::fold): the stored points are m points and their
+    // multiples 2^(j·c·W)·P, j < F, point j·m + i; 1 for none.
+    fold: u32,
 }
 
 // Windows of all scalar sets, S·K (Plan::all_windows).
 fn all_windows(p: Plan) -> u32 {
     return p.sets * p.num_windows;
+}
+
+// Scalars of each set, n / F (Plan::scalars_per_set).
+fn scalars_per_set(p: Plan) -> u32 {
+    return p.n / p.fold;
 }
 
 // Linear index of this thread in a dispatch that may be folded into two dimensions

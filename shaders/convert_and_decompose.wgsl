@@ -6,6 +6,8 @@
 //     kept in `faults`, which the host reads before it uses any result).
 //   decompose_scalars: scalar i of set s into signed windows (the set's windows s·K …
 //     s·K + K − 1), counting each window's bucket sizes; one thread per scalar of every set.
+//     With a precompute factor F (prepared bases that store multiples, Plan.fold), into W·F
+//     digits spread over the F stored copies of point i.
 //
 // Digits: window w holds bits [w·c, (w+1)·c) of the scalar plus the carry from window w − 1.
 // A value v ≥ 2^(c−1) becomes v − 2^c with a carry into the next window, so every digit lies in
@@ -17,11 +19,12 @@
 
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
-// 8 little-endian u32 words per scalar; the sets one after another (scalar i of set s at s·n + i).
+// 8 little-endian u32 words per scalar; the sets one after another (scalar i of set s at s·m + i,
+// m = scalars_per_set(plan)).
 @group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
-// identity[i] = 1 if point i gets no digits (the identity, a bad point, or one with no stored
-// form), else 0.
+// identity[i]: POINT_USED, or POINT_SKIPPED if point i gets no digits (the identity, a bad
+// point), or POINT_LEFT_TO_HOST (no stored form: the host adds its multiple).
 @group(0) @binding(6) var<storage, read_write> identity: array<u32>;
 // digits[w·n + i]: the digit of point i in window w of all sets' windows (magnitude |
 // DIGIT_NEGATIVE, 0 for none).
@@ -75,27 +78,70 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         atomicMax(&faults[FAULT_NO_IMAGE], ~i);
     }
     points[i] = stored_pack(stored);
-    identity[i] = select(0u, 1u, is_identity || !in_range || !on_curve || no_image);
+    var flag = POINT_USED;
+    if (is_identity || !in_range || !on_curve) {
+        flag = POINT_SKIPPED;
+    } else if (no_image) {
+        flag = POINT_LEFT_TO_HOST;
+    }
+    identity[i] = flag;
+}
+
+// Prepared bases with a precompute factor F (Plan.fold), after convert_points, one thread per
+// point i < m: the multiples 2^(j·c·W)·P_i, j = 1 … F − 1, by c·W doublings each, stored as
+// points j·m + i with their flags. Copies of a point that gets no digits get none either. A
+// multiple with no stored form (on a Weierstrass curve's Edwards model, only for points outside
+// G1) leaves the whole point to the host: all its copies get no digits, its own flag becomes
+// POINT_LEFT_TO_HOST and it is reported like a point with no image.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn precompute_multiples(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = thread_index(gid, nwg);
+    let m = scalars_per_set(plan);
+    if (i >= m) {
+        return;
+    }
+    let skipped = identity[i] != POINT_USED;
+    var p = point_add_stored(point_identity(), stored_unpack(points[i]));
+    var lost = false;
+    for (var j = 1u; j < plan.fold; j = j + 1u) {
+        for (var k = 0u; k < plan.window_bits * plan.num_windows; k = k + 1u) {
+            p = point_double(p);
+        }
+        let multiple = stored_from_point(p);
+        lost = lost || (!skipped && stored_lacks_image(multiple));
+        points[j * m + i] = stored_pack(multiple);
+        identity[j * m + i] = select(POINT_USED, POINT_SKIPPED, skipped || point_is_identity(p));
+    }
+    if (lost) {
+        for (var j = 1u; j < plan.fold; j = j + 1u) {
+            identity[j * m + i] = POINT_SKIPPED;
+        }
+        identity[i] = POINT_LEFT_TO_HOST;
+        atomicMax(&faults[FAULT_NO_IMAGE], ~i);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let scalar = thread_index(gid, nwg);
-    if (scalar >= plan.sets * plan.n) {
+    let m = scalars_per_set(plan);
+    if (scalar >= plan.sets * m) {
         return;
     }
-    let i = scalar % plan.n;
-    let first_window = (scalar / plan.n) * plan.num_windows;
-    let skip = identity[i] != 0u;
+    let i = scalar % m;
+    let first_window = (scalar / m) * plan.num_windows;
 
     let c = plan.window_bits;
     let half = plan.num_buckets;
+    // W·F digits; digit j = q·W + w goes to window w of stored point q·m + i (F = 1: digit w
+    // to window w of point i).
+    let digit_count = plan.num_windows * plan.fold;
     var carry = 0u;
-    for (var w = 0u; w < plan.num_windows; w = w + 1u) {
-        let v = scalar_bits(scalar, w * c, c) + carry;
+    for (var j = 0u; j < digit_count; j = j + 1u) {
+        let v = scalar_bits(scalar, j * c, c) + carry;
         var digit = v;
         carry = 0u;
-        if (v >= half && w + 1u < plan.num_windows) {
+        if (v >= half && j + 1u < digit_count) {
             // v − 2^c, stored as magnitude 2^c − v with the sign bit.
             digit = ((1u << c) - v) | DIGIT_NEGATIVE;
             carry = 1u;
@@ -103,11 +149,12 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
                 digit = 0u;
             }
         }
-        if (skip) {
+        let point = (j / plan.num_windows) * m + i;
+        if (identity[point] != POINT_USED) {
             digit = 0u;
         }
-        let window = first_window + w;
-        digits[window * plan.n + i] = digit;
+        let window = first_window + j % plan.num_windows;
+        digits[window * plan.n + point] = digit;
         if (digit != 0u) {
             atomicAdd(&bucket_counts[window * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
         }

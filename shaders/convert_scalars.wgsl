@@ -11,7 +11,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn convert_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
-    if (i >= plan.sets * plan.n) {
+    if (i >= plan.sets * scalars_per_set(plan)) {
         return;
     }
     let at = i * 8u;

@@ -34,6 +34,18 @@ fn stored_negate(q: Stored) -> Stored {
     return Stored(q.x, field_neg(q.y));
 }
 
+// The stored (affine) form of a projective point that is not the identity: one inversion.
+fn stored_from_point(p: Point) -> Stored {
+    let inverse = field_inv(p.z);
+    let m = field_mul_x2(p.x, inverse, p.y, inverse);
+    return Stored(m.r[0], m.r[1]);
+}
+
+// Whether p is the identity (which has no stored form: it gets no digits).
+fn point_is_identity(p: Point) -> bool {
+    return field_eq(p.z, FIELD_ZERO);
+}
+
 // The multiplications are grouped into batches of independent products (field_mul_xK): with the
 // rolled multiplication each batch is one loop, and llvmpipe caps the loop iterations of an
 // invocation (see field_gen.rs), so fewer loops mean longer chains of additions per thread.

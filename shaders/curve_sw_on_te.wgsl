@@ -44,6 +44,17 @@ fn stored_negate(q: Stored) -> Stored {
     return Stored(q.y_plus_x, q.y_minus_x, field_neg(q.t2d), q.z2);
 }
 
+// The stored form of an extended point, (Y − X, Y + X, 2d·T, 2Z): no inversion. The all-zero
+// point (an exceptional addition or doubling) stays all zero, which stored_lacks_image reports.
+fn stored_from_point(p: Point) -> Stored {
+    return Stored(field_sub(p.y, p.x), field_add(p.y, p.x), field_mul(p.t, D2), field_double(p.z));
+}
+
+// The identity's stored form, (1, 1, 0, 2), adds as the identity: no point needs skipping.
+fn point_is_identity(p: Point) -> bool {
+    return false;
+}
+
 fn point_add_stored(p: Point, q: Stored) -> Point {
     let m = field_mul_x4(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d, p.z, q.z2);
     return point_combine(m.r[0], m.r[1], m.r[2], m.r[3]);

@@ -44,6 +44,18 @@ fn stored_negate(q: Stored) -> Stored {
     return Stored(q.y_plus_x, q.y_minus_x, field_neg(q.t2d));
 }
 
+// The stored form of an extended point: one inversion to affine.
+fn stored_from_point(p: Point) -> Stored {
+    let inverse = field_inv(p.z);
+    let m = field_mul_x2(p.x, inverse, p.y, inverse);
+    return stored_from_affine(m.r[0], m.r[1]);
+}
+
+// The identity's stored form, (1, 1, 0), adds as the identity: no point needs skipping.
+fn point_is_identity(p: Point) -> bool {
+    return false;
+}
+
 fn point_add_stored(p: Point, q: Stored) -> Point {
     let m = field_mul_x3(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d);
     return point_combine(m.r[0], m.r[1], m.r[2], field_double(p.z));

@@ -19,7 +19,7 @@ use ark_ec::CurveGroup;
 use crate::curve::registry::{with_curve, with_prepared};
 use crate::curve::{CurveId, GpuCurve, SCALAR_WORDS};
 use crate::upload::{Points, Scalars};
-use crate::{MsmContext, MsmError, PreparedBases};
+use crate::{MsmContext, MsmError, PrepareOptions, PreparedBases};
 
 pub use crate::curve::registry::PreparedBytes;
 
@@ -126,12 +126,26 @@ impl MsmContext {
     /// Checks a points buffer's length, then uploads it and checks and converts its points on
     /// the GPU once (the errors of [`MsmContext::msm_bytes`] for points).
     pub async fn prepare_bytes(&self, curve: CurveId, points: &[u8]) -> Result<PreparedBytes, MsmError> {
-        with_curve!(curve, G, wrap => Ok(wrap(self.prepare_bytes_on::<G>(points).await?)))
+        self.prepare_bytes_with(curve, points, PrepareOptions::default()).await
     }
 
-    async fn prepare_bytes_on<G: GpuCurve>(&self, points: &[u8]) -> Result<PreparedBases<G>, MsmError> {
+    /// [`MsmContext::prepare_bytes`] with `options` (see [`MsmContext::prepare_with`]).
+    pub async fn prepare_bytes_with(
+        &self,
+        curve: CurveId,
+        points: &[u8],
+        options: PrepareOptions,
+    ) -> Result<PreparedBytes, MsmError> {
+        with_curve!(curve, G, wrap => Ok(wrap(self.prepare_bytes_on::<G>(points, options).await?)))
+    }
+
+    async fn prepare_bytes_on<G: GpuCurve>(
+        &self,
+        points: &[u8],
+        options: PrepareOptions,
+    ) -> Result<PreparedBases<G>, MsmError> {
         points_len::<G>(points)?;
-        self.prepare_points(Points::Bytes(points)).await
+        self.prepare_points(Points::Bytes(points), options).await
     }
 
     /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer; the result in the points encoding.

@@ -363,6 +363,7 @@ impl MsmContext {
             pipelines,
             workspaces: WorkspacePool::new(self.max_workspaces()),
             weierstrass: CurveSlot::new(None, false),
+            precompute: std::sync::Mutex::new(None),
         })
     }
 

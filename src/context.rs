@@ -96,6 +96,9 @@ pub(crate) struct CurveRunner {
     /// On a curve computed on its Edwards model ([`Accumulation::Edwards`]): the Weierstrass
     /// runner that repeats a pass whose result came back exceptional, compiled when first needed.
     pub(crate) weierstrass: CurveSlot,
+    /// The pipeline of [`crate::step::Step::PrecomputeMultiples`], compiled when bases are first
+    /// prepared with a precompute factor.
+    pub(crate) precompute: Mutex<Option<wgpu::ComputePipeline>>,
 }
 
 impl CurveRunner {
@@ -107,6 +110,18 @@ impl CurveRunner {
     /// Buffer sizes of one pass of `plan`.
     pub(crate) fn buffer_sizes(&self, plan: &Plan) -> BufferSizes {
         BufferSizes::for_plan(self.spec, self.kernels(), plan)
+    }
+
+    /// The workspace buffer sizes a pass of `plan` on `points` needs (runs on prepared bases
+    /// bind the bases' points instead of the workspace's).
+    pub(crate) fn run_sizes(&self, plan: &Plan, points: PointSource<'_>) -> BufferSizes {
+        let sizes = self.buffer_sizes(plan);
+        match points {
+            PointSource::Upload { .. } => sizes,
+            PointSource::Prepared(_) => {
+                sizes.for_prepared_bases(&self.buffer_sizes(&Plan::choose(1, self.spec.scalar_bits)))
+            }
+        }
     }
 
     /// Whether window sums read back from this runner came out of an exceptional Edwards
@@ -241,8 +256,14 @@ impl MsmContext {
     /// Before the curve's first use (when its kernels are not chosen yet), the fewest over the
     /// kernels the context may choose.
     pub fn max_pass_points<G: GpuCurve>(&self) -> usize {
+        self.max_folded_pass_points::<G>(1)
+    }
+
+    /// [`MsmContext::max_pass_points`] for points each stored with `fold` multiples (prepared
+    /// bases with a precompute factor; [`Plan::fold`]).
+    pub(crate) fn max_folded_pass_points<G: GpuCurve>(&self, fold: u32) -> usize {
         let spec = G::spec();
-        let fits = |kernels| max_points(spec, kernels, &self.gpu.limits) as usize;
+        let fits = |kernels| max_points(spec, kernels, &self.gpu.limits, fold) as usize;
         let device = self.chosen_or_candidates::<G>().into_iter().map(fits).min().expect("at least one candidate");
         self.pass_limit.map_or(device, |limit| limit.min(device))
     }
@@ -285,7 +306,12 @@ impl MsmContext {
     /// Points per pass for an input of `n` points: equal passes that each fit the device (their
     /// sums add up).
     pub(crate) fn pass_len<G: GpuCurve>(&self, n: usize) -> usize {
-        n.div_ceil(n.div_ceil(self.max_pass_points::<G>()).max(1)).max(1)
+        self.folded_pass_len::<G>(n, 1)
+    }
+
+    /// [`MsmContext::pass_len`] for points each stored with `fold` multiples.
+    pub(crate) fn folded_pass_len<G: GpuCurve>(&self, n: usize, fold: u32) -> usize {
+        n.div_ceil(n.div_ceil(self.max_folded_pass_points::<G>(fold)).max(1)).max(1)
     }
 
     /// Bytes of GPU buffers one pass of `n` points (at most `max_pass_points`) uses on `G`: one
@@ -420,7 +446,7 @@ impl MsmContext {
     ) -> Result<RunOutput, MsmError> {
         let output = {
             // Waits only while max_workspaces other passes on this curve hold theirs.
-            let mut lease = runner.workspaces.lease(&runner.buffer_sizes(plan)).await;
+            let mut lease = runner.workspaces.lease(&runner.run_sizes(plan, points)).await;
             self.run_leased(runner, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
@@ -455,7 +481,7 @@ impl MsmContext {
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
         let spec = runner.spec;
-        let sizes = runner.buffer_sizes(plan);
+        let sizes = runner.run_sizes(plan, points);
         if !lease.covers(&sizes) {
             let fresh = self
                 .gpu

@@ -14,6 +14,8 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
     let entries: u64 = counts.iter().map(|&c| c as u64).sum();
     let of = |step| match step {
         Step::ConvertPoints => plan.n as u64 * muls.convert,
+        // Runs at preparation, not in MSM calls.
+        Step::PrecomputeMultiples => 0,
         // Scalars leave arkworks' form with 16-bit products, not field multiplications.
         Step::ConvertScalars | Step::DecomposeScalars | Step::ScanBucketCounts | Step::ScatterEntries => 0,
         Step::AccumulateChunks => entries * muls.add_stored,

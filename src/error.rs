@@ -68,6 +68,14 @@ pub enum MsmError {
         /// The largest number of points the device takes.
         max: usize,
     },
+    /// A precompute factor outside 1..=`MAX_PRECOMPUTE_FACTOR` (`PrepareOptions`).
+    #[error("precompute factor {factor} is outside 1..={max}")]
+    InvalidPrecomputeFactor {
+        /// The factor given.
+        factor: u32,
+        /// The largest factor taken.
+        max: u32,
+    },
     /// Prepared bases were used with a context other than the one that prepared them.
     #[error("these prepared bases belong to another MsmContext")]
     ForeignBases,

@@ -76,4 +76,4 @@ pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, Edwar
 pub use error::MsmError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use multi::{Cost, MultiGpu, MultiPreparedBases, COST_SIZES};
-pub use prepared::PreparedBases;
+pub use prepared::{PrepareOptions, PreparedBases, MAX_PRECOMPUTE_FACTOR};

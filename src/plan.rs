@@ -39,11 +39,13 @@ pub const MAX_SETS_PER_PASS: u32 = 64;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct Plan {
-    /// Number of points and scalars.
+    /// Number of points, F·m for a folded plan (see [`Plan::fold`]); each set has
+    /// [`Plan::scalars_per_set`] scalars.
     pub n: u32,
     /// Window width c.
     pub window_bits: u32,
-    /// Windows K = ceil((scalar_bits + 1) / c): the extra bit absorbs the last signed carry.
+    /// Windows K = ceil((scalar_bits + 1) / c): the extra bit absorbs the last signed carry. In
+    /// a folded plan, the folded windows W = ceil((scalar_bits + 1) / (c·F)).
     pub num_windows: u32,
     /// Buckets per window h = 2^(c−1) (signed digits have magnitude 1..=h).
     pub num_buckets: u32,
@@ -65,6 +67,11 @@ pub struct Plan {
     /// Scalar sets S over the same points (a batch MSM): set s is uploaded after set s − 1 and
     /// owns windows s·K … s·K + K − 1, so every per-window buffer holds S·K windows.
     pub sets: u32,
+    /// Precompute factor F of prepared bases that store each of their m points with its
+    /// multiples 2^(j·c·W)·P, j < F (1: none). Scalars are split into W·F digits; digit
+    /// j·W + w of point i goes to window w of point j·m + i, so the F·m stored points share
+    /// W windows and bucket reduction and Horner run W times instead of W·F.
+    pub fold: u32,
 }
 
 impl Plan {
@@ -103,8 +110,28 @@ impl Plan {
             affine_batch: 0,
             inputs: 0,
             sets: 1,
+            fold: 1,
         }
         .with_affine_batch()
+    }
+
+    /// The plan for `m` points stored with `fold` multiples each ([`Plan::fold`]) and scalars
+    /// of `scalar_bits` bits, whose window minimizes [`Plan::additions`].
+    pub fn folded(m: u32, scalar_bits: u32, fold: u32) -> Self {
+        (MIN_WINDOW_BITS..=MAX_WINDOW_BITS)
+            .map(|c| Plan {
+                num_windows: (scalar_bits + 1).div_ceil(c * fold),
+                fold,
+                ..Plan::with_window(m * fold, scalar_bits, c)
+            })
+            .min_by_key(|p| p.additions())
+            .expect("window range is not empty")
+            .with_affine_batch()
+    }
+
+    /// Scalars of each set, n / F.
+    pub fn scalars_per_set(&self) -> u32 {
+        self.n / self.fold
     }
 
     /// Sets [`Plan::affine_batch`]: as many chunks per thread as keeps at least

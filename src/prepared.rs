@@ -6,14 +6,18 @@ use std::marker::PhantomData;
 use ark_ff::Zero;
 
 use crate::combine::times;
+use crate::context::MAX_PASSES;
 use crate::context::{check_set_lengths, CurveRunner, PassResult};
 use crate::curve::CurveModel;
 use crate::curve::GpuCurve;
+use crate::curve::MAX_SCALAR_BITS;
+use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::resident::{PreparedPass, RawPoints};
 use crate::gpu::run::{submit_pass, PointSource};
-use crate::gpu::workspace::bind_group;
+use crate::gpu::workspace::{bind_group, step_bind_group};
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
+use crate::upload::POINT_LEFT_TO_HOST;
 use crate::upload::{write_upload, Faults, Points, Scalars, Upload, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
 
@@ -43,50 +47,97 @@ impl<G: GpuCurve> PreparedBases<G> {
     }
 }
 
+/// Most precompute factor [`PrepareOptions::precompute_factor`] takes.
+pub const MAX_PRECOMPUTE_FACTOR: u32 = 16;
+
+/// How [`MsmContext::prepare_with`] keeps bases on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrepareOptions {
+    /// Precompute factor F, 1 (none, the default) to [`MAX_PRECOMPUTE_FACTOR`]: each base P is
+    /// stored with its multiples 2^(j·c·W)·P, j < F, computed on the GPU at `prepare`, so that F
+    /// of a scalar's windows share one set of buckets: bucket reduction and Horner run for W
+    /// folded windows instead of W·F, and the window width c that minimizes the work grows. The
+    /// points take F times the GPU memory (per point: F stored points, e.g. 64·F bytes for
+    /// bn254 with 32-bit limbs, plus 4·F bytes of flags), c and W are fixed at `prepare`, and a
+    /// pass holds fewer points (inputs are split into more passes against the device's limits).
+    pub precompute_factor: u32,
+}
+
+impl Default for PrepareOptions {
+    fn default() -> Self {
+        PrepareOptions { precompute_factor: 1 }
+    }
+}
+
 impl MsmContext {
     /// Uploads `points` and checks and converts them on the GPU once (split into passes like
     /// [`MsmContext::msm`] when large). Errors: `NotOnCurve` (the first point off the curve),
     /// `InputTooLarge`, GPU errors.
     pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<PreparedBases<G>, MsmError> {
-        self.prepare_points(Points::Arkworks(points)).await
+        self.prepare_points(Points::Arkworks(points), PrepareOptions::default()).await
     }
 
-    /// [`MsmContext::prepare`] of points in either upload form: `convert_points` runs once per
-    /// pass, and its faults are read back before the bases are returned.
+    /// [`MsmContext::prepare`] with `options`: a precompute factor stores multiples of each
+    /// point ([`PrepareOptions::precompute_factor`]). Errors as for `prepare`, and
+    /// `InvalidPrecomputeFactor` for a factor outside 1..=[`MAX_PRECOMPUTE_FACTOR`].
+    pub async fn prepare_with<G: GpuCurve>(
+        &self,
+        points: &[G],
+        options: PrepareOptions,
+    ) -> Result<PreparedBases<G>, MsmError> {
+        self.prepare_points(Points::Arkworks(points), options).await
+    }
+
+    /// [`MsmContext::prepare_with`] of points in either upload form: `convert_points` (and
+    /// `precompute_multiples`) run once per pass, and their faults are read back before the
+    /// bases are returned.
     pub(crate) async fn prepare_points<G: GpuCurve>(
         &self,
         points: Points<'_, G>,
+        options: PrepareOptions,
     ) -> Result<PreparedBases<G>, MsmError> {
+        let fold = options.precompute_factor;
+        if !(1..=MAX_PRECOMPUTE_FACTOR).contains(&fold) {
+            return Err(MsmError::InvalidPrecomputeFactor { factor: fold, max: MAX_PRECOMPUTE_FACTOR });
+        }
         self.gpu().check_alive()?;
         let n = points.len();
         let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
-        let max = self.max_points::<G>();
+        let max = self.max_folded_pass_points::<G>(fold) * MAX_PASSES;
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let pass_len = self.pass_len::<G>(n);
+        let pass_len = self.folded_pass_len::<G>(n, fold);
         let mut passes = Vec::new();
         let mut without_image = Vec::new();
         for start in (0..n).step_by(pass_len) {
             let pass_points = points.pass(start..(start + pass_len).min(n));
-            let pass = self.convert_pass(&runner, &pass_points).await?;
+            let folded = (fold > 1).then(|| Plan::folded(pass_points.len() as u32, MAX_SCALAR_BITS, fold));
+            let pass = self.convert_pass(&runner, &pass_points, folded).await?;
             let faults = Faults::from_words(&self.gpu().read_words(&pass.faults, FAULTS_BYTES).await?);
             faults.check(start)?;
-            for i in faults.no_image.map_or(0..0, |from| from..pass_points.len()) {
-                let point = pass_points.get(i).filter(|p| p.lacks_edwards_image());
-                without_image.extend(point.map(|p| (start + i, p)));
+            if let Some(from) = faults.no_image {
+                // Only points outside G1 get here: the flags say which the host adds.
+                let flags = self.gpu().read_words(&pass.identity, pass.n as u64 * 4).await?;
+                for (i, _) in flags.iter().enumerate().skip(from).filter(|(_, &flag)| flag == POINT_LEFT_TO_HOST) {
+                    let point = pass_points.get(i).ok_or_else(|| {
+                        MsmError::InvalidGpuResult("a point left to the host is not on the curve".into())
+                    })?;
+                    without_image.push((start + i, point));
+                }
             }
             passes.push(pass);
         }
         Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, without_image, curve: PhantomData })
     }
 
-    /// Uploads one pass of points and submits `convert_points` into the buffers of a new
-    /// [`PreparedPass`].
+    /// Uploads one pass of points and submits `convert_points` (and with a `folded` plan
+    /// `precompute_multiples`) into the buffers of a new [`PreparedPass`].
     async fn convert_pass<G: GpuCurve>(
         &self,
         runner: &CurveRunner,
         points: &Points<'_, G>,
+        folded: Option<Plan>,
     ) -> Result<PreparedPass, MsmError> {
         let gpu = self.gpu();
         let buffer = gpu
@@ -102,7 +153,7 @@ impl MsmContext {
             })
             .await?;
         let raw = RawPoints { buffer, n: points.len() as u32, inputs: points.plan_inputs() };
-        let mut pass = self.convert_raw(runner, &raw).await?;
+        let mut pass = self.convert_raw(runner, &raw, folded).await?;
         // On the Edwards model a pass may have to run again on the Weierstrass one, converted
         // from the points as uploaded (see MsmContext::run).
         if matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. }) {
@@ -112,35 +163,45 @@ impl MsmContext {
     }
 
     /// The points `pass` was prepared from, converted for `runner` (the Weierstrass runner of a
-    /// curve prepared on its Edwards model), with the faults read back.
+    /// curve prepared on its Edwards model) with the same multiples, with the faults read back.
     pub(crate) async fn convert_again(
         &self,
         runner: &CurveRunner,
         pass: &PreparedPass,
     ) -> Result<PreparedPass, MsmError> {
         let raw = pass.raw.as_ref().ok_or_else(|| MsmError::Gpu("prepared bases without their points".into()))?;
-        let converted = self.convert_raw(runner, raw).await?;
+        let converted = self.convert_raw(runner, raw, pass.folded).await?;
         let faults = self.gpu().read_words(&converted.faults, FAULTS_BYTES).await?;
         Faults::from_words(&faults).check(0)?;
         Ok(converted)
     }
 
-    /// Submits `convert_points` of `runner` on uploaded points into the buffers of a new
-    /// [`PreparedPass`].
-    async fn convert_raw(&self, runner: &CurveRunner, raw: &RawPoints) -> Result<PreparedPass, MsmError> {
+    /// Submits `convert_points` of `runner` on uploaded points, then with a `folded` plan
+    /// `precompute_multiples`, into the buffers of a new [`PreparedPass`].
+    async fn convert_raw(
+        &self,
+        runner: &CurveRunner,
+        raw: &RawPoints,
+        folded: Option<Plan>,
+    ) -> Result<PreparedPass, MsmError> {
         use wgpu::util::DeviceExt;
         let spec = runner.spec;
         let gpu = self.gpu();
-        let count = raw.n as usize;
+        let precompute = match folded {
+            Some(_) => Some(self.precompute_pipeline(runner).await?),
+            None => None,
+        };
+        let stored = folded.map_or(raw.n, |plan| plan.n) as u64;
         gpu.capture(|| {
             let device = &gpu.device;
             let storage = wgpu::BufferUsages::STORAGE;
-            let plan = Plan::choose(raw.n, spec.scalar_bits).with_inputs(raw.inputs);
-            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("prepare params"),
-                contents: bytemuck::bytes_of(&plan),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+            let params = |plan: &Plan| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("prepare params"),
+                    contents: bytemuck::bytes_of(plan),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                })
+            };
             let empty = |label, bytes: u64, usage| {
                 device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),
@@ -149,24 +210,53 @@ impl MsmContext {
                     mapped_at_creation: false,
                 })
             };
-            let stored_bytes = (count * spec.stored_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
+            let stored_bytes = stored * (spec.stored_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
+            let readable = storage | wgpu::BufferUsages::COPY_SRC;
             let pass = PreparedPass {
                 n: raw.n,
+                folded,
                 points: empty("prepared points", stored_bytes, storage),
-                identity: empty("prepared identity flags", count as u64 * 4, storage),
-                faults: empty("prepared faults", FAULTS_BYTES, storage | wgpu::BufferUsages::COPY_SRC),
+                identity: empty("prepared identity flags", stored * 4, readable),
+                faults: empty("prepared faults", FAULTS_BYTES, readable),
                 raw: None,
             };
+            let convert = Plan::choose(raw.n, spec.scalar_bits).with_inputs(raw.inputs);
             let step = Step::ConvertPoints;
+            let convert_params = params(&convert);
             let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
-                Buffer::Plan => &params,
+                Buffer::Plan => &convert_params,
                 Buffer::RawPoints => &raw.buffer,
                 other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
             });
-            submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&plan));
+            submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&convert));
+            if let (Some(plan), Some(pipeline)) = (folded, &precompute) {
+                let step = Step::PrecomputeMultiples;
+                let plan_params = params(&plan);
+                let bind_group = step_bind_group(device, pipeline, step, |b| match b {
+                    Buffer::Plan => &plan_params,
+                    other => pass.buffer(other).expect("precompute_multiples writes only what the bases hold"),
+                });
+                submit_pass(gpu, pipeline, &bind_group, step.dispatch(&plan));
+            }
             pass
         })
         .await
+    }
+
+    /// The pipeline of `precompute_multiples` for `runner`'s curve and form, compiled on first
+    /// use.
+    async fn precompute_pipeline(&self, runner: &CurveRunner) -> Result<wgpu::ComputePipeline, MsmError> {
+        let poisoned = || MsmError::Gpu("precompute pipeline lock poisoned".into());
+        if let Some(pipeline) = runner.precompute.lock().map_err(|_| poisoned())?.as_ref() {
+            return Ok(pipeline.clone());
+        }
+        let gpu = self.gpu();
+        let step = Step::PrecomputeMultiples;
+        let [pipeline] = gpu
+            .capture(|| stage_pipelines(&gpu.device, runner.spec, runner.kernels().form, step.stage(), [step.name()]))
+            .await?;
+        *runner.precompute.lock().map_err(|_| poisoned())? = Some(pipeline.clone());
+        Ok(pipeline)
     }
 
     /// Σ scalars\[i\]·bases\[i\] with bases prepared on this context: no point upload or
@@ -223,7 +313,8 @@ impl MsmContext {
         let runner = self.runner::<G>().await?;
         for (k, pass) in bases.passes.iter().enumerate() {
             let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
-            let plan = Plan::choose(pass.n, first.bits()).with_inputs(first.plan_inputs());
+            let plan =
+                pass.folded.unwrap_or_else(|| Plan::choose(pass.n, first.bits())).with_inputs(first.plan_inputs());
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
             // Points the pass left out (a pass run again on the Weierstrass model held them all).
             let left_out = |set: &Scalars<'_, G>, result: &PassResult<G::Group>| {

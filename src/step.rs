@@ -151,6 +151,10 @@ pub enum Step {
     /// Stage 1: points checked (range, curve equation) and into their stored (Montgomery) form,
     /// with their identity flags and the lowest bad index of each kind.
     ConvertPoints,
+    /// Stage 1, at `prepare` with a precompute factor only: each point's multiples
+    /// 2^(j·c·W)·P ([`Plan::fold`]) into the stored points, with their flags. Not part of the
+    /// curve's pipelines: its pipeline is compiled when first needed.
+    PrecomputeMultiples,
     /// Stage 1: scalars uploaded in arkworks' Montgomery form into integers, in place
     /// (dispatched only for such uploads).
     ConvertScalars,
@@ -182,8 +186,9 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 11] = [
+    pub const ALL: [Step; 12] = [
         Step::ConvertPoints,
+        Step::PrecomputeMultiples,
         Step::ConvertScalars,
         Step::DecomposeScalars,
         Step::ScanBucketCounts,
@@ -201,6 +206,7 @@ impl Step {
     pub fn name(self) -> &'static str {
         match self {
             Step::ConvertPoints => "convert_points",
+            Step::PrecomputeMultiples => "precompute_multiples",
             Step::ConvertScalars => "convert_scalars",
             Step::DecomposeScalars => "decompose_scalars",
             Step::ScanBucketCounts => "scan_bucket_counts",
@@ -214,10 +220,12 @@ impl Step {
         }
     }
 
-    /// The steps the curve of `spec` runs with `accumulation`, in order.
+    /// The steps the curve of `spec` runs with `accumulation`, in order (its pipelines; not
+    /// [`Step::PrecomputeMultiples`], which only some preparations need).
     pub fn of(spec: &CurveSpec, accumulation: Accumulation) -> impl Iterator<Item = Step> {
         let accumulation = accumulation.on(spec);
         Step::ALL.into_iter().filter(move |step| match step {
+            Step::PrecomputeMultiples => false,
             Step::AccumulateChunks => accumulation != Accumulation::BatchAffine,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => {
                 accumulation == Accumulation::BatchAffine
@@ -229,7 +237,7 @@ impl Step {
     /// The stage whose composed module holds the entry point.
     pub fn stage(self) -> Stage {
         match self {
-            Step::ConvertPoints | Step::DecomposeScalars => Stage::ConvertAndDecompose,
+            Step::ConvertPoints | Step::PrecomputeMultiples | Step::DecomposeScalars => Stage::ConvertAndDecompose,
             Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
             Step::AccumulateChunks => Stage::Smvp,
@@ -261,6 +269,9 @@ impl Step {
                 (6, Identity, ReadWrite),
                 (7, Faults, ReadWrite),
             ],
+            Step::PrecomputeMultiples => {
+                &[(0, Plan, Read), (3, Points, ReadWrite), (6, Identity, ReadWrite), (7, Faults, ReadWrite)]
+            }
             Step::ConvertScalars => &[(0, Plan, Read), (2, RawScalars, ReadWrite)],
             Step::DecomposeScalars => &[
                 (0, Plan, Read),
@@ -324,8 +335,10 @@ impl Step {
     pub fn dispatch(self, plan: &Plan) -> (u32, u32) {
         match self {
             Step::ConvertPoints | Step::ScatterEntries => dispatch_size(plan.n),
+            // One thread per point of a set (not per stored multiple).
+            Step::PrecomputeMultiples => dispatch_size(plan.scalars_per_set()),
             // One thread per scalar of every set.
-            Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.n),
+            Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.scalars_per_set()),
             // One workgroup per window.
             Step::ScanBucketCounts | Step::SumWindows => (plan.all_windows(), 1),
             Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks => {
@@ -338,7 +351,7 @@ impl Step {
 
     /// Whether runs on prepared bases skip the step: they already hold what it computes.
     pub fn skipped_with_prepared_bases(self) -> bool {
-        matches!(self, Step::ConvertPoints)
+        matches!(self, Step::ConvertPoints | Step::PrecomputeMultiples)
     }
 
     /// Whether runs on prepared bases bind buffers of the bases for this step instead of the

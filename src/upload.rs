@@ -243,6 +243,10 @@ pub(crate) fn write_upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, data: &dy
     }
 }
 
+/// A point's identity flag when the GPU gives it no digits and the host adds its multiple
+/// instead (`POINT_LEFT_TO_HOST` in `shaders/common.wgsl`).
+pub(crate) const POINT_LEFT_TO_HOST: u32 = 2;
+
 /// Bytes of the faults buffer the host reads: one word per kind of bad point, then one for the
 /// points with no Edwards image.
 pub(crate) const FAULTS_BYTES: u64 = 12;

@@ -6,7 +6,7 @@
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError, PrepareOptions};
 
 use webgpu_msm::testing::{
     shared_batch_affine_context as batch_affine_context, shared_context as context,
@@ -213,10 +213,16 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
         let msm = |s: &[Fr]| <G1Affine as ark_ec::AffineRepr>::Group::msm(points, s).expect("same lengths");
         let expected = msm(scalars);
         let bases = pollster::block_on(ctx.prepare(points)).unwrap_or_else(|e| panic!("{what}: prepare: {e}"));
+        // With stored multiples 2^(j·c·W)·P: a multiple with no image would leave its point to
+        // the host (none does in these cases: doubling (−1, 0)'s Edwards image (0, −1) is not
+        // exceptional), and sums of multiples can be exceptional like sums of points.
+        let folded = pollster::block_on(ctx.prepare_with(points, PrepareOptions { precompute_factor: 3 }))
+            .unwrap_or_else(|e| panic!("{what}: prepare with multiples: {e}"));
         let sets: [&[Fr]; 2] = [&other, scalars];
         let batches = [
             pollster::block_on(ctx.msm_batch(points, &sets)),
             pollster::block_on(ctx.msm_prepared_batch(&bases, &sets)),
+            pollster::block_on(ctx.msm_prepared_batch(&folded, &sets)),
         ];
         for batch in batches {
             match batch {
@@ -227,8 +233,11 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
                 Err(e) => panic!("{what}: batch: {e}"),
             }
         }
-        for got in [pollster::block_on(ctx.msm(points, scalars)), pollster::block_on(ctx.msm_prepared(&bases, scalars))]
-        {
+        for got in [
+            pollster::block_on(ctx.msm(points, scalars)),
+            pollster::block_on(ctx.msm_prepared(&bases, scalars)),
+            pollster::block_on(ctx.msm_prepared(&folded, scalars)),
+        ] {
             match got {
                 Ok(got) => assert_eq!(got, expected, "{what}"),
                 // Two sums that differ by a point of order 2 defeat both models' formulas
@@ -332,6 +341,45 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
 }
 
+/// Prepared bases with a precompute factor (multiples stored on the GPU, windows folded):
+/// every factor from 2 to 5 and the largest, identity points, edge scalars, batches, the 13-bit
+/// form, passes, and the error for a factor outside 1..=MAX_PRECOMPUTE_FACTOR.
+fn precomputed_bases_match_arkworks<G: GpuCurve>() {
+    let Some(ctx) = context() else { return };
+    let mut rng = StdRng::seed_from_u64(10);
+    let n = 300;
+    let mut points = random_points::<G>(n, &mut rng);
+    points[5] = G::zero();
+    let mut scalars = random_scalars::<G>(n, &mut rng);
+    scalars[0] = -G::ScalarField::ONE;
+    scalars[1] = G::ScalarField::zero();
+    let other = random_scalars::<G>(n, &mut rng);
+    let msm = |s: &[G::ScalarField]| G::Group::msm(&points, s).expect("same lengths");
+    let (expected, expected_other) = (msm(&scalars), msm(&other));
+    let max = webgpu_msm::MAX_PRECOMPUTE_FACTOR;
+    for factor in [2, 3, 4, 5, max] {
+        let options = PrepareOptions { precompute_factor: factor };
+        let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
+        let what = format!("{} factor {factor}", G::spec().name);
+        assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "{what}");
+        let sets: [&[G::ScalarField]; 2] = [&other, &scalars];
+        let batch = pollster::block_on(ctx.msm_prepared_batch(&bases, &sets));
+        assert_eq!(batch, Ok(vec![expected_other, expected]), "{what}: batch");
+    }
+    if let Some(narrow) = narrow_context() {
+        let bases = pollster::block_on(narrow.prepare_with(&points, PrepareOptions { precompute_factor: 3 }));
+        let got = pollster::block_on(narrow.msm_prepared(&bases.expect("prepare"), &scalars));
+        assert_eq!(got, Ok(expected), "13-bit limbs");
+    }
+    let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
+    let bases = pollster::block_on(split.prepare_with(&points, PrepareOptions { precompute_factor: 4 }));
+    assert_eq!(pollster::block_on(split.msm_prepared(&bases.expect("prepare"), &scalars)), Ok(expected), "passes");
+    for factor in [0, max + 1] {
+        let bad = pollster::block_on(ctx.prepare_with(&points, PrepareOptions { precompute_factor: factor }));
+        assert_eq!(bad.err(), Some(MsmError::InvalidPrecomputeFactor { factor, max }));
+    }
+}
+
 /// Batch MSM: every set equals arkworks, over uploaded points and prepared bases, through
 /// passes and through more sets than one pass takes; the errors for a set of another length
 /// (the first such set named, before any GPU work) and for another context's bases; no sets
@@ -432,6 +480,11 @@ macro_rules! curve_tests {
             #[test]
             fn prepared_bases_match_arkworks() {
                 super::prepared_bases_match_arkworks::<G>();
+            }
+
+            #[test]
+            fn precomputed_bases_match_arkworks() {
+                super::precomputed_bases_match_arkworks::<G>();
             }
 
             #[test]

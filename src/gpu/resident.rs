@@ -7,7 +7,11 @@ use crate::step::Buffer;
 pub(crate) struct PreparedPass {
     /// Number of points.
     pub n: u32,
-    /// Stored points, as `Buffer::Points`.
+    /// With a precompute factor: the plan the stored multiples were made for (its window
+    /// width, windows and factor), which every MSM over them runs; `None` without.
+    pub folded: Option<crate::plan::Plan>,
+    /// Stored points, as `Buffer::Points` (with a precompute factor F, F·n of them: the points,
+    /// then their multiples).
     pub points: wgpu::Buffer,
     /// Identity flags, as `Buffer::Identity`.
     pub identity: wgpu::Buffer,

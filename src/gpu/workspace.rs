@@ -26,8 +26,8 @@ impl BufferSizes {
         let windows = plan.all_windows() as u64;
         let sizes = Buffer::ALL.map(|b| match b {
             Buffer::Plan => std::mem::size_of::<Plan>() as u64,
-            Buffer::RawPoints => n * 2 * spec.coord_words as u64 * 4,
-            Buffer::RawScalars => plan.sets as u64 * n * SCALAR_WORDS as u64 * 4,
+            Buffer::RawPoints => plan.scalars_per_set() as u64 * 2 * spec.coord_words as u64 * 4,
+            Buffer::RawScalars => plan.sets as u64 * plan.scalars_per_set() as u64 * SCALAR_WORDS as u64 * 4,
             Buffer::Points => n * spec.stored_coords() as u64 * field,
             Buffer::Identity => n * 4,
             Buffer::Digits | Buffer::Entries => windows * n * 4,
@@ -63,6 +63,16 @@ impl BufferSizes {
         self.0.iter().copied().max().unwrap_or(0)
     }
 
+    /// These sizes for runs on prepared bases, which bind the bases' own points and flags and
+    /// upload no points: the workspace's copies of those hold one point (`one_point`: the sizes
+    /// of a one-point plan), the least a binding takes.
+    pub(crate) fn for_prepared_bases(mut self, one_point: &BufferSizes) -> Self {
+        for buffer in [Buffer::RawPoints, Buffer::Points, Buffer::Identity] {
+            self.0[buffer as usize] = one_point.get(buffer);
+        }
+        self
+    }
+
     fn covers(&self, other: &BufferSizes) -> bool {
         self.0.iter().zip(other.0).all(|(a, b)| *a >= b)
     }
@@ -91,11 +101,15 @@ fn binding_cap(limits: &wgpu::Limits) -> u64 {
     limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
 }
 
-/// The largest `n` whose buffers all fit the device limits.
-pub(crate) fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits) -> u32 {
+/// The largest number of points (each stored with `fold` multiples, 1 for none; see
+/// [`Plan::fold`]) whose buffers all fit the device limits.
+pub(crate) fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits, fold: u32) -> u32 {
     let cap = binding_cap(limits);
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
-    let fits = |n: u32| BufferSizes::for_plan(spec, kernels, &Plan::choose(n, MAX_SCALAR_BITS)).largest() <= cap;
+    let fits = |m: u32| {
+        m.checked_mul(fold).is_some()
+            && BufferSizes::for_plan(spec, kernels, &Plan::folded(m, MAX_SCALAR_BITS, fold)).largest() <= cap
+    };
     let (mut lo, mut hi) = (0u32, 1u32 << 28);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
@@ -204,6 +218,16 @@ pub(crate) fn bind_group<'a>(
     step: Step,
     buffer: impl Fn(Buffer) -> &'a wgpu::Buffer,
 ) -> wgpu::BindGroup {
+    step_bind_group(device, pipelines.get(step), step, buffer)
+}
+
+/// [`bind_group`] for `step`'s `pipeline` (a step compiled on demand).
+pub(crate) fn step_bind_group<'a>(
+    device: &wgpu::Device,
+    pipeline: &wgpu::ComputePipeline,
+    step: Step,
+    buffer: impl Fn(Buffer) -> &'a wgpu::Buffer,
+) -> wgpu::BindGroup {
     let entries: Vec<wgpu::BindGroupEntry> = step
         .bindings()
         .iter()
@@ -211,7 +235,7 @@ pub(crate) fn bind_group<'a>(
         .collect();
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(step.name()),
-        layout: &pipelines.get(step).get_bind_group_layout(0),
+        layout: &pipeline.get_bind_group_layout(0),
         entries: &entries,
     })
 }
