@@ -15,7 +15,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 
 use crate::context::check_set_lengths;
 use crate::inputs::random_points;
-use crate::{GpuCurve, MsmContext, MsmError, PreparedBases};
+use crate::{GpuCurve, MsmContext, MsmError, PrepareOptions, PreparedBases};
 
 /// The sizes of the two warm MSMs each device runs on a curve's first use (after a first call
 /// that compiles the curve's pipelines), whose times give its [`Cost`].
@@ -170,8 +170,18 @@ impl MultiGpu {
     /// them): [`MsmContext::prepare`] on every device, in parallel, with whole-input indices in
     /// its errors.
     pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<MultiPreparedBases<G>, MsmError> {
+        self.prepare_with(points, PrepareOptions::default()).await
+    }
+
+    /// [`MultiGpu::prepare`] with `options` ([`MsmContext::prepare_with`] on every device).
+    pub async fn prepare_with<G: GpuCurve>(
+        &self,
+        points: &[G],
+        options: PrepareOptions,
+    ) -> Result<MultiPreparedBases<G>, MsmError> {
         let shares = self.split::<G>(points.len())?;
-        let parts = self.on_devices(shares, |device, range| pollster::block_on(device.ctx.prepare(&points[range])))?;
+        let parts = self
+            .on_devices(shares, |device, range| pollster::block_on(device.ctx.prepare_with(&points[range], options)))?;
         Ok(MultiPreparedBases { owner: self.id, len: points.len(), parts })
     }
 

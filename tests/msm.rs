@@ -367,9 +367,11 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
         assert_eq!(batch, Ok(vec![expected_other, expected]), "{what}: batch");
     }
     if let Some(narrow) = narrow_context() {
-        let bases = pollster::block_on(narrow.prepare_with(&points, PrepareOptions { precompute_factor: 3 }));
-        let got = pollster::block_on(narrow.msm_prepared(&bases.expect("prepare"), &scalars));
-        assert_eq!(got, Ok(expected), "13-bit limbs");
+        for factor in [3, max] {
+            let bases = pollster::block_on(narrow.prepare_with(&points, PrepareOptions { precompute_factor: factor }));
+            let got = pollster::block_on(narrow.msm_prepared(&bases.expect("prepare"), &scalars));
+            assert_eq!(got, Ok(expected), "13-bit limbs, factor {factor}");
+        }
     }
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
     let bases = pollster::block_on(split.prepare_with(&points, PrepareOptions { precompute_factor: 4 }));

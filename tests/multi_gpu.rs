@@ -13,7 +13,7 @@ use ark_ed_on_bls12_377::{EdwardsAffine as G, EdwardsProjective, Fr};
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{MsmContext, MsmError, MultiGpu};
+use webgpu_msm::{MsmContext, MsmError, MultiGpu, PrepareOptions};
 
 /// One context per adapter, or two on the only one.
 fn devices() -> Option<MultiGpu> {
@@ -80,6 +80,10 @@ fn devices_split_msms_and_batches_and_survive_a_lost_device() {
         pollster::block_on(multi.msm_prepared_batch(&bases, &[&scalars, &scalars[1..]])),
         Err(MsmError::SetLengthMismatch { set: 1, points: 3000, scalars: 2999 })
     );
+    // With stored multiples on every device.
+    let folded = pollster::block_on(multi.prepare_with(&points, PrepareOptions { precompute_factor: 4 }));
+    let got = pollster::block_on(multi.msm_prepared_batch(&folded.expect("prepare with multiples"), &refs));
+    assert_eq!(got, Ok(expected_sets(&points, &sets)), "precompute factor 4");
 
     // Device 1 lost while a call runs: that call fails naming it, or finishes first; the next
     // calls run on device 0 alone.

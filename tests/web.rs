@@ -125,7 +125,7 @@ async fn prepared_bases_match_arkworks() {
     for curve in &all_curves() {
         let curve = curve.as_str();
         let (points, _) = inputs(curve, 50, 11);
-        let bases = JsFuture::from(ctx.prepare(curve.into(), points.clone())).await.expect("prepare");
+        let bases = JsFuture::from(ctx.prepare(curve.into(), points.clone(), None)).await.expect("prepare");
         let bases = webgpu_msm::wasm::JsPreparedBases::try_from_js_value(bases).expect("PreparedBases");
         assert_eq!(bases.length(), 50);
         for seed in [12, 13] {

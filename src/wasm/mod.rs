@@ -9,7 +9,7 @@
 //!   static create(): Promise<MsmContext>;
 //!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array): Promise<Uint8Array>;
 //!   msmBatch(curve: Curve, points: Uint8Array, sets: Uint8Array[]): Promise<Uint8Array[]>;
-//!   prepare(curve: Curve, points: Uint8Array): Promise<PreparedBases>;
+//!   prepare(curve: Curve, points: Uint8Array, options?: PrepareOptions): Promise<PreparedBases>;
 //!   kernels(curve: Curve): Promise<Kernels>; // { limbBits, batched, accumulation }
 //!   readonly adapterInfo: string;
 //!   readonly backend: string;
@@ -54,6 +54,14 @@ export interface Kernels {
   batched: boolean;
   /** How buckets are accumulated. */
   accumulation: "projective" | "batch-affine" | "edwards";
+}
+/** How `MsmContext.prepare` keeps bases on the GPU. */
+export interface PrepareOptions {
+  /**
+   * Precompute factor F, 1 (default) to 16: each base is stored with F − 1 multiples, so F of
+   * a scalar's windows share one set of buckets (F times the points' GPU memory).
+   */
+  precomputeFactor?: number;
 }
 "#;
 
@@ -115,12 +123,21 @@ impl JsMsmContext {
     }
 
     /// Uploads and converts `points` once; the returned bases take any number of `msm(scalars)`
-    /// calls. Rejects on bad points (the same errors as `msm`).
+    /// calls. `options.precomputeFactor` stores multiples of each base
+    /// ([`crate::PrepareOptions`]). Rejects on bad points (the same errors as `msm`) and on a
+    /// factor that is not an integer from 1 to 16.
     #[wasm_bindgen(unchecked_return_type = "Promise<PreparedBases>")]
-    pub fn prepare(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String, points: Vec<u8>) -> Promise {
+    pub fn prepare(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
+        points: Vec<u8>,
+        #[wasm_bindgen(unchecked_param_type = "PrepareOptions")] options: Option<js_sys::Object>,
+    ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let bases = inner.prepare_bytes(curve.parse().map_err(js_error)?, &points).await.map_err(js_error)?;
+            let options = prepare_options(options)?;
+            let curve = curve.parse().map_err(js_error)?;
+            let bases = inner.prepare_bytes_with(curve, &points, options).await.map_err(js_error)?;
             Ok(JsPreparedBases { context: inner, bases: Rc::new(bases) }.into())
         })
     }
@@ -222,6 +239,20 @@ fn scalar_sets(sets: &JsValue) -> Result<Vec<Vec<u8>>, JsValue> {
             Err(_) => Err(JsError::new(&format!("scalar set {i} is not a Uint8Array")).into()),
         })
         .collect()
+}
+
+/// The options of `prepare`: `precomputeFactor` (an integer; its range is checked by
+/// `prepare_bytes_with`), 1 when absent.
+fn prepare_options(options: Option<js_sys::Object>) -> Result<crate::PrepareOptions, JsValue> {
+    let mut parsed = crate::PrepareOptions::default();
+    let Some(options) = options else { return Ok(parsed) };
+    let factor = Reflect::get(&options, &"precomputeFactor".into())?;
+    if !factor.is_undefined() {
+        let integer = factor.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f));
+        let factor = integer.ok_or_else(|| JsError::new("precomputeFactor must be an integer"))?;
+        parsed.precompute_factor = factor as u32;
+    }
+    Ok(parsed)
 }
 
 /// Encoded points as a JS array of `Uint8Array`s.

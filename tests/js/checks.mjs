@@ -182,6 +182,26 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     }
   });
 
+  await t("prepare with precomputeFactor: stored multiples, the same results", async () => {
+    const n = 40;
+    const [pts, ks1] = m.randomInputs(curve, n, 13n);
+    const [, ks2] = m.randomInputs(curve, n, 14n);
+    const expected = [m.arkworksMsm(curve, pts, ks1), m.arkworksMsm(curve, pts, ks2)];
+    const bases = await ctx.prepare(curve, pts, { precomputeFactor: 4 });
+    try {
+      expectBytes(await bases.msm(ks1), expected[0], "precomputed msm");
+      const both = await bases.msmBatch([ks2, ks1]);
+      expectBytes(both[0], expected[1], "precomputed set 0");
+      expectBytes(both[1], expected[0], "precomputed set 1");
+    } finally {
+      bases.free();
+    }
+    (await ctx.prepare(curve, pts, {})).free();
+    await expectRejection(ctx.prepare(curve, pts, { precomputeFactor: 0 }), /^precompute factor 0 is outside 1..=16$/);
+    await expectRejection(ctx.prepare(curve, pts, { precomputeFactor: 17 }), /^precompute factor 17 is outside 1..=16$/);
+    await expectRejection(ctx.prepare(curve, pts, { precomputeFactor: 2.5 }), /^precomputeFactor must be an integer$/);
+  });
+
   await t("msmBatch: one result per scalar set, over points and prepared bases", async () => {
     const n = 40;
     const [pts, ks1] = m.randomInputs(curve, n, 11n);
