@@ -116,17 +116,30 @@ impl Plan {
     }
 
     /// The plan for `m` points stored with `fold` multiples each ([`Plan::fold`]) and scalars
-    /// of `scalar_bits` bits, whose window minimizes [`Plan::additions`].
+    /// of `scalar_bits` bits, whose window minimizes [`Plan::folded_additions`] (with `fold`
+    /// 1, [`Plan::choose`]).
     pub fn folded(m: u32, scalar_bits: u32, fold: u32) -> Self {
         (MIN_WINDOW_BITS..=MAX_WINDOW_BITS)
-            .map(|c| Plan {
-                num_windows: (scalar_bits + 1).div_ceil(c * fold),
-                fold,
-                ..Plan::with_window(m * fold, scalar_bits, c)
+            .map(|c| {
+                Plan {
+                    num_windows: (scalar_bits + 1).div_ceil(c * fold),
+                    fold,
+                    ..Plan::with_window(m * fold, scalar_bits, c)
+                }
+                .with_affine_batch()
             })
-            .min_by_key(|p| p.additions())
+            .min_by_key(|p| p.folded_additions(scalar_bits))
             .expect("window range is not empty")
-            .with_affine_batch()
+    }
+
+    /// [`Plan::additions`] of a folded plan for scalars of `scalar_bits` bits: accumulation adds
+    /// each point once per window its scalar has digits in (ceil((bits + 1) / c) of them; the
+    /// W·F slots beyond get zero digits, which add nothing), and reduction runs per folded
+    /// window. Equal to `additions` without folding.
+    pub fn folded_additions(&self, scalar_bits: u32) -> u64 {
+        let digit_windows = (scalar_bits + 1).div_ceil(self.window_bits).min(self.num_windows * self.fold);
+        let reduction = 2 * self.num_buckets as u64 + self.segments as u64 * 2 * (self.window_bits as u64 - 1);
+        digit_windows as u64 * self.scalars_per_set() as u64 + self.num_windows as u64 * reduction
     }
 
     /// Scalars of each set, n / F.
@@ -201,6 +214,21 @@ mod tests {
                 // A bucket spans at most C chunks: the combining thread's loop stays within
                 // llvmpipe's per-invocation budget of 65535 back-edges.
                 assert!(p.chunks_per_window <= MAX_CHUNKS_PER_WINDOW);
+            }
+        }
+    }
+
+    #[test]
+    fn folded_plans_cover_the_scalar_bits() {
+        for fold in 1..=16 {
+            for log_m in [0, 10, 16, 20] {
+                let p = Plan::folded(1 << log_m, 256, fold);
+                assert!(p.num_windows * p.fold * p.window_bits > 256, "fold {fold}: spare bit for the last carry");
+                assert_eq!((p.fold, p.n, p.scalars_per_set()), (fold, fold << log_m, 1 << log_m));
+                if fold == 1 {
+                    assert_eq!(p, Plan::choose(1 << log_m, 256));
+                    assert_eq!(p.folded_additions(256), p.additions());
+                }
             }
         }
     }
