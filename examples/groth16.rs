@@ -2,8 +2,9 @@
 //! ark-groth16's own prover (single-threaded unless built with `--features arkworks-parallel`)
 //! on the same circuit, key, r and s; both proofs are checked equal and verified.
 //!
-//! `cargo run --release --example groth16 -- --curve bls12-377 --constraints 16384`
-//! (curves: bn254, bls12-381, bls12-377). Prints, each the median of 3 warm runs:
+//! `cargo run --release --example groth16 -- --curve bls12-377 --constraints 16384
+//! [--precompute F]` (curves: bn254, bls12-381, bls12-377; `--precompute` prepares the key's
+//! queries with a precompute factor, `PrepareOptions`). Prints, each the median of 3 warm runs:
 //! - arkworks' prover, and the time its MSMs take on the same scalars (G1: A, B, l and h
 //!   queries; G2: B), so the MSMs' share of its proof;
 //! - the GPU prover, and its host part: synthesis with the quotient polynomial (the same code
@@ -20,7 +21,7 @@ use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, SynthesisMode};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::groth16::{ChainCircuit, GpuProvingKey};
-use webgpu_msm::{GpuCurve, MsmContext};
+use webgpu_msm::{GpuCurve, MsmContext, PrepareOptions};
 
 const RUNS: usize = 3;
 
@@ -44,7 +45,7 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-fn run<E: Pairing>(steps: usize)
+fn run<E: Pairing>(steps: usize, options: PrepareOptions)
 where
     E::G1Affine: GpuCurve<Group = E::G1, ScalarField = E::ScalarField>,
 {
@@ -57,8 +58,12 @@ where
     let ctx = pollster::block_on(MsmContext::new()).expect("a GPU adapter");
     println!("device: {}", ctx.adapter_info().name);
     let started = Instant::now();
-    let key = pollster::block_on(GpuProvingKey::new(&ctx, pk)).expect("prepare the key");
-    println!("GPU key preparation (cold: pipelines, upload, conversion) {}", ms(started.elapsed()));
+    let key = pollster::block_on(GpuProvingKey::with_options(&ctx, pk, options)).expect("prepare the key");
+    println!(
+        "GPU key preparation (cold: pipelines, upload, conversion; precompute factor {}) {}",
+        options.precompute_factor,
+        ms(started.elapsed())
+    );
     let pk = key.proving_key();
 
     let x = E::ScalarField::rand(&mut rng);
@@ -125,13 +130,15 @@ fn main() {
     let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
     let steps: usize =
         value("--constraints").map_or(1 << 14, |v| v.parse().expect("--constraints takes an integer")) - 1;
+    let precompute_factor = value("--precompute").map_or(1, |v| v.parse().expect("--precompute takes an integer"));
+    let options = PrepareOptions { precompute_factor };
     match curve.as_str() {
         #[cfg(feature = "bn254")]
-        "bn254" => run::<ark_bn254::Bn254>(steps),
+        "bn254" => run::<ark_bn254::Bn254>(steps, options),
         #[cfg(feature = "bls12-381")]
-        "bls12-381" => run::<ark_bls12_381::Bls12_381>(steps),
+        "bls12-381" => run::<ark_bls12_381::Bls12_381>(steps, options),
         #[cfg(feature = "bls12-377")]
-        "bls12-377" => run::<ark_bls12_377::Bls12_377>(steps),
+        "bls12-377" => run::<ark_bls12_377::Bls12_377>(steps, options),
         other => {
             eprintln!("--curve {other}: a pairing curve of this build (bn254, bls12-381, bls12-377)");
             std::process::exit(2);

@@ -29,7 +29,7 @@ use ark_relations::gr1cs::{
 use ark_relations::lc;
 use ark_std::rand::Rng;
 
-use crate::{GpuCurve, MsmContext, MsmError, PreparedBases};
+use crate::{GpuCurve, MsmContext, MsmError, PrepareOptions, PreparedBases};
 
 /// A Groth16 proving key whose G1 queries are prepared on one context's GPU.
 pub struct GpuProvingKey<E: Pairing>
@@ -51,9 +51,15 @@ where
 {
     /// Prepares the G1 queries of `pk` on `ctx`'s GPU (errors of [`MsmContext::prepare`]).
     pub async fn new(ctx: &MsmContext, pk: ProvingKey<E>) -> Result<Self, MsmError> {
-        let a = ctx.prepare(&pk.a_query[1..]).await?;
-        let b = ctx.prepare(&pk.b_g1_query[1..]).await?;
-        let c = ctx.prepare(&[&pk.l_query[..], &pk.h_query[..]].concat()).await?;
+        Self::with_options(ctx, pk, PrepareOptions::default()).await
+    }
+
+    /// [`GpuProvingKey::new`] with the queries prepared with `options` (a precompute factor
+    /// stores multiples of every query point: [`MsmContext::prepare_with`]).
+    pub async fn with_options(ctx: &MsmContext, pk: ProvingKey<E>, options: PrepareOptions) -> Result<Self, MsmError> {
+        let a = ctx.prepare_with(&pk.a_query[1..], options).await?;
+        let b = ctx.prepare_with(&pk.b_g1_query[1..], options).await?;
+        let c = ctx.prepare_with(&[&pk.l_query[..], &pk.h_query[..]].concat(), options).await?;
         Ok(GpuProvingKey { pk, a, b, c })
     }
 

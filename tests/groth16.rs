@@ -13,7 +13,7 @@ use ark_relations::lc;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::groth16::{ChainCircuit, GpuProvingKey};
 use webgpu_msm::testing::shared_context as context;
-use webgpu_msm::{GpuCurve, MsmError};
+use webgpu_msm::{GpuCurve, MsmError, PrepareOptions};
 
 /// Constraints of the test circuit.
 const STEPS: usize = 3000;
@@ -49,6 +49,12 @@ where
     let proof = pollster::block_on(key.prove_with(ctx, circuit.clone(), r, s)).expect("GPU proof");
     let arkworks = Groth16::<E>::create_proof_with_reduction(circuit.clone(), key.proving_key(), r, s).expect("proof");
     assert_eq!(proof, arkworks, "{name}: the GPU prover's proof is arkworks' with the same r and s");
+    // The same proof from the key's queries prepared with stored multiples.
+    let options = PrepareOptions { precompute_factor: 4 };
+    let folded = pollster::block_on(GpuProvingKey::with_options(ctx, key.proving_key().clone(), options))
+        .expect("prepare with a precompute factor");
+    let again = pollster::block_on(folded.prove_with(ctx, circuit.clone(), r, s)).expect("GPU proof");
+    assert_eq!(again, arkworks, "{name}: precompute factor 4");
     assert!(Groth16::<E>::verify_proof(&pvk, &proof, &[y]).expect("verifies"), "{name}: accepted");
     assert!(
         !Groth16::<E>::verify_proof(&pvk, &proof, &[y + E::ScalarField::ONE]).expect("verifies"),

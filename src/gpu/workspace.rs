@@ -106,11 +106,10 @@ fn binding_cap(limits: &wgpu::Limits) -> u64 {
 pub(crate) fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits, fold: u32) -> u32 {
     let cap = binding_cap(limits);
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
-    let fits = |m: u32| {
-        m.checked_mul(fold).is_some()
-            && BufferSizes::for_plan(spec, kernels, &Plan::folded(m, MAX_SCALAR_BITS, fold)).largest() <= cap
-    };
-    let (mut lo, mut hi) = (0u32, 1u32 << 28);
+    let fits = |m: u32| BufferSizes::for_plan(spec, kernels, &Plan::folded(m, MAX_SCALAR_BITS, fold)).largest() <= cap;
+    // At most 2^28 stored points: far above any device's limit, and the plan's sizes stay
+    // within u32.
+    let (mut lo, mut hi) = (0u32, (1u32 << 28) / fold.max(1));
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
         if fits(mid) {
