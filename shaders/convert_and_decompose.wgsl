@@ -133,30 +133,35 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
 
     let c = plan.window_bits;
     let half = plan.num_buckets;
-    // W·F digits; digit j = q·W + w goes to window w of stored point q·m + i (F = 1: digit w
-    // to window w of point i).
+    // W·F digits, W for each stored copy q of point i (copy 0: the point itself; F = 1: digit
+    // w to window w of point i): digit j = q·W + w goes to window w of stored point q·m + i.
     let digit_count = plan.num_windows * plan.fold;
+    var j = 0u;
     var carry = 0u;
-    for (var j = 0u; j < digit_count; j = j + 1u) {
-        let v = scalar_bits(scalar, j * c, c) + carry;
-        var digit = v;
-        carry = 0u;
-        if (v >= half && j + 1u < digit_count) {
-            // v − 2^c, stored as magnitude 2^c − v with the sign bit.
-            digit = ((1u << c) - v) | DIGIT_NEGATIVE;
-            carry = 1u;
-            if (v == (1u << c)) {
+    for (var q = 0u; q < plan.fold; q = q + 1u) {
+        let point = q * m + i;
+        let skip = identity[point] != POINT_USED;
+        for (var w = 0u; w < plan.num_windows; w = w + 1u) {
+            let v = scalar_bits(scalar, j * c, c) + carry;
+            var digit = v;
+            carry = 0u;
+            if (v >= half && j + 1u < digit_count) {
+                // v − 2^c, stored as magnitude 2^c − v with the sign bit.
+                digit = ((1u << c) - v) | DIGIT_NEGATIVE;
+                carry = 1u;
+                if (v == (1u << c)) {
+                    digit = 0u;
+                }
+            }
+            if (skip) {
                 digit = 0u;
             }
-        }
-        let point = (j / plan.num_windows) * m + i;
-        if (identity[point] != POINT_USED) {
-            digit = 0u;
-        }
-        let window = first_window + j % plan.num_windows;
-        digits[window * plan.n + point] = digit;
-        if (digit != 0u) {
-            atomicAdd(&bucket_counts[window * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
+            let window = first_window + w;
+            digits[window * plan.n + point] = digit;
+            if (digit != 0u) {
+                atomicAdd(&bucket_counts[window * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
+            }
+            j = j + 1u;
         }
     }
 }

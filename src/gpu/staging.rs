@@ -40,13 +40,17 @@ impl UploadStaging {
 
     /// Maps the buffer again if a previous call unmapped it, once the GPU has copied from it.
     pub(crate) async fn ready(&self, gpu: &Gpu) -> Result<(), MsmError> {
-        let after = match &*self.state.lock().map_err(|_| MsmError::Gpu("staging state poisoned".into()))? {
+        let after = match &*self.state()? {
             Mapping::Mapped => return Ok(()),
             Mapping::Unmapped(after) => after.clone(),
         };
         gpu.map_for_write(&self.buffer, after).await?;
-        *self.state.lock().map_err(|_| MsmError::Gpu("staging state poisoned".into()))? = Mapping::Mapped;
+        *self.state()? = Mapping::Mapped;
         Ok(())
+    }
+
+    fn state(&self) -> Result<std::sync::MutexGuard<'_, Mapping>, MsmError> {
+        self.state.lock().map_err(|_| MsmError::Gpu("staging state poisoned".into()))
     }
 
     /// Writes each upload at the next offset of the (mapped) buffer, unmaps it and encodes the
@@ -71,9 +75,7 @@ impl UploadStaging {
             }
         }
         self.buffer.unmap();
-        if let Ok(mut state) = self.state.lock() {
-            *state = Mapping::Unmapped(None);
-        }
+        *self.state()? = Mapping::Unmapped(None);
         for (offset, target, len) in copies {
             encoder.copy_buffer_to_buffer(&self.buffer, offset, target, 0, len);
         }
@@ -83,7 +85,7 @@ impl UploadStaging {
     /// Records the submission that copies from the buffer: the next [`UploadStaging::ready`]
     /// maps it once that submission is done.
     pub(crate) fn copied_by(&self, submission: &wgpu::SubmissionIndex) {
-        if let Ok(mut state) = self.state.lock() {
+        if let Ok(mut state) = self.state() {
             *state = Mapping::Unmapped(Some(submission.clone()));
         }
     }
