@@ -253,7 +253,9 @@ impl MsmContext {
         let gpu = self.gpu();
         let step = Step::PrecomputeMultiples;
         let [pipeline] = gpu
-            .capture(|| stage_pipelines(&gpu.device, runner.spec, runner.kernels().form, step.stage(), [step.name()]))
+            .capture(|| {
+                stage_pipelines(&gpu.device, runner.spec, step.form(runner.kernels().form), step.stage(), [step.name()])
+            })
             .await?;
         *runner.precompute.lock().map_err(|_| poisoned())? = Some(pipeline.clone());
         Ok(pipeline)

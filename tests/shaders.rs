@@ -65,17 +65,23 @@ fn step_table_matches_the_shaders() {
     let cases = specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f)));
     let cases = cases
         .flat_map(|c| [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards].map(|a| (c, a)));
-    for ((spec, form), accumulation) in cases {
+    for ((spec, base_form), accumulation) in cases {
         let accumulation = accumulation.on(spec);
         // With the step that is compiled on demand, which holds to the table too.
         let steps = || Step::of(spec, accumulation).chain([Step::PrecomputeMultiples]);
-        for stage in Stage::ALL.into_iter().filter(|&stage| steps().any(|s| s.stage() == stage)) {
+        // Each module as the pipelines compile it: a stage in the form of its steps.
+        let modules = Stage::ALL.into_iter().flat_map(|stage| {
+            let mut forms: Vec<MulForm> = steps().filter(|s| s.stage() == stage).map(|s| s.form(base_form)).collect();
+            forms.dedup();
+            forms.into_iter().map(move |form| (stage, form))
+        });
+        for (stage, form) in modules {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source).expect("parses");
             let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
                 .validate(&module)
                 .expect("validates");
-            for step in steps().filter(|s| s.stage() == stage) {
+            for step in steps().filter(|s| s.stage() == stage && s.form(base_form) == form) {
                 let what = format!("{} {form:?} {}", spec.name, step.name());
                 let index = module.entry_points.iter().position(|e| e.name == step.name());
                 let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));

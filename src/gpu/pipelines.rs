@@ -50,6 +50,7 @@ pub(crate) fn stage_pipelines<const K: usize>(
 /// One stage of a curve: the steps its module holds and its composed WGSL.
 struct StageCode {
     stage: Stage,
+    form: MulForm,
     steps: Vec<Step>,
     code: String,
 }
@@ -67,15 +68,14 @@ impl CurvePipelines {
     /// gains little); in browsers one after the other, each first compiled asynchronously by the
     /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
     pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
-        let by_stage: Vec<StageCode> = Stage::ALL
-            .into_iter()
-            .map(|stage| {
-                let steps: Vec<Step> = Step::of(spec, kernels.accumulation).filter(|s| s.stage() == stage).collect();
-                (stage, steps)
-            })
-            .filter(|(_, steps)| !steps.is_empty())
-            .map(|(stage, steps)| StageCode { stage, steps, code: compose(spec, stage, kernels.form) })
-            .collect();
+        let mut by_stage: Vec<StageCode> = Vec::new();
+        for step in Step::of(spec, kernels.accumulation) {
+            let (stage, form) = (step.stage(), step.form(kernels.form));
+            match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
+                Some(module) => module.steps.push(step),
+                None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(spec, stage, form) }),
+            }
+        }
         let compile = |stage: &StageCode| stage_steps(&gpu.device, spec, stage);
         #[cfg(not(target_arch = "wasm32"))]
         let compiled = std::thread::scope(|scope| {
