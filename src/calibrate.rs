@@ -169,6 +169,17 @@ pub enum Bench {
     AddStored,
 }
 
+impl Bench {
+    /// What one thread of the kernel counts for on the curve of `spec`: base field
+    /// multiplications (an Fp2 `field_mul` is 3) or mixed additions.
+    pub(crate) fn operations_per_thread(self, spec: &CurveSpec) -> u64 {
+        match self {
+            Bench::FieldMul => MULS_PER_THREAD * spec.base_muls_per_mul(),
+            Bench::AddStored => ADDS_PER_THREAD,
+        }
+    }
+}
+
 /// One microbenchmark kernel of one curve and field form (`shaders/benchmarks.wgsl`).
 pub(crate) struct Microbenchmark<'a> {
     gpu: &'a Gpu,
@@ -176,8 +187,8 @@ pub(crate) struct Microbenchmark<'a> {
     form: MulForm,
     bench: Bench,
     pipeline: wgpu::ComputePipeline,
-    /// 64 distinct field elements in storage words, repeated over the threads: the formulas'
-    /// cost does not depend on the values.
+    /// 64 distinct coordinates in storage words (each of `degree` distinct base field
+    /// elements), repeated over the threads: the formulas' cost does not depend on the values.
     pattern: Vec<u32>,
 }
 
@@ -195,8 +206,10 @@ impl<'a> Microbenchmark<'a> {
         };
         let [pipeline] = gpu.capture(|| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry])).await?;
         let field = spec.field_for(form);
-        let pattern =
-            (0..64u32).flat_map(|i| field.limbs_to_storage(&field.limbs_of(&BigUint::from(i + (1 << 13))))).collect();
+        let elements = 64 * spec.degree() as u32;
+        let pattern = (0..elements)
+            .flat_map(|i| field.limbs_to_storage(&field.limbs_of(&BigUint::from(i + (1 << 13)))))
+            .collect();
         Ok(Microbenchmark { gpu, spec, form, bench, pipeline, pattern })
     }
 
@@ -205,8 +218,7 @@ impl<'a> Microbenchmark<'a> {
     pub(crate) async fn seconds(&self, threads: u32, runs: usize) -> Result<f64, MsmError> {
         let bench = self.bench;
         let gpu = self.gpu;
-        let field = self.spec.field_for(self.form);
-        let words = self.pattern.len() / 64;
+        let words = self.spec.packed_words(self.form);
         let values: Vec<u32> = self.pattern.iter().copied().cycle().take(threads as usize * words).collect();
         let buffer = |contents: &[u32]| {
             gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -223,10 +235,8 @@ impl<'a> Microbenchmark<'a> {
                     vec![wgpu::BindGroupEntry { binding: 0, resource: values_buffer.as_entire_binding() }];
                 let stored_buffer;
                 if bench == Bench::AddStored {
-                    let stored: Vec<u32> = values
-                        .chunks(field.storage_words())
-                        .flat_map(|v| v.repeat(self.spec.stored_coords()))
-                        .collect();
+                    let stored: Vec<u32> =
+                        values.chunks(words).flat_map(|v| v.repeat(self.spec.stored_coords())).collect();
                     stored_buffer = buffer(&stored);
                     entries.push(wgpu::BindGroupEntry { binding: 1, resource: stored_buffer.as_entire_binding() });
                 }
@@ -251,10 +261,7 @@ impl<'a> Microbenchmark<'a> {
     /// the kernel, over enough threads that a run takes at least 20 ms (from 2^10 threads, ×4
     /// at a time, to 2^18), the faster of two runs at that size.
     pub(crate) async fn rate(&self) -> Result<f64, MsmError> {
-        let per_thread = match self.bench {
-            Bench::FieldMul => MULS_PER_THREAD,
-            Bench::AddStored => ADDS_PER_THREAD,
-        };
+        let per_thread = self.bench.operations_per_thread(self.spec);
         self.seconds(MIN_BENCH_THREADS, 1).await?;
         let mut threads = MIN_BENCH_THREADS;
         loop {

@@ -4,7 +4,7 @@
 use ark_ec::CurveGroup;
 use num_bigint::BigUint;
 
-use ark_ff::{PrimeField, Zero};
+use ark_ff::{Field, PrimeField, Zero};
 
 use crate::curve::{CurveSpec, GpuCurve, MontgomeryLimbs};
 use crate::limbs::{unpack_limbs, Montgomery, LIMB_BITS};
@@ -21,16 +21,20 @@ pub(crate) fn points_from_gpu<G: GpuCurve>(
     spec: &CurveSpec,
     form: MulForm,
 ) -> Result<Vec<G::Group>, MsmError> {
-    let decoder = FieldDecoder::<G::BaseField>::new(spec.field_for(form));
+    let decoder = FieldDecoder::<<G::BaseField as Field>::BasePrimeField>::new(spec.field_for(form));
     let field_words = spec.field_for(form).storage_words();
     let invalid = || MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name));
     let mut coords = Vec::with_capacity(spec.point_coords());
     words
-        .chunks_exact(spec.point_coords() * field_words)
+        .chunks_exact(spec.point_coords() * spec.packed_words(form))
         .map(|point| {
             coords.clear();
-            for field in point.chunks_exact(field_words) {
-                coords.push(decoder.decode(field).ok_or_else(invalid)?);
+            // A coordinate's components over the base field, c0 first.
+            for coordinate in point.chunks_exact(spec.packed_words(form)) {
+                let components = coordinate.chunks_exact(field_words).map(|field| decoder.decode(field));
+                let components: Option<Vec<_>> = components.collect();
+                let coordinate = G::BaseField::from_base_prime_field_elems(components.ok_or_else(invalid)?);
+                coords.push(coordinate.ok_or_else(invalid)?);
             }
             G::group_from_gpu(&coords).ok_or_else(invalid)
         })

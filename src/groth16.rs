@@ -1,11 +1,10 @@
-//! Groth16 proofs of [ark-groth16] with every G1 MSM of the prover on the GPU (feature
-//! `groth16`): A, B in G1, and C's witness (`l`) and quotient (`h`) queries. B in G2 stays on
-//! arkworks until the crate has G2.
+//! Groth16 proofs of [ark-groth16] with every MSM of the prover on the GPU (feature `groth16`):
+//! A, B in G1, B in G2, and C's witness (`l`) and quotient (`h`) queries.
 //!
-//! [`GpuProvingKey`] prepares the G1 queries once as three [`PreparedBases`]: A's, B's, and C's
-//! witness and quotient queries side by side (C only needs their sums added, so the witness and
-//! the quotient's coefficients are one scalar vector over them). A proof is then three prepared
-//! MSMs; the rest follows ark-groth16's `create_proof_with_reduction` step for step, so the
+//! [`GpuProvingKey`] prepares the queries once as four [`PreparedBases`]: A's, B's in G1 and in
+//! G2, and C's witness and quotient queries side by side (C only needs their sums added, so the
+//! witness and the quotient's coefficients are one scalar vector over them). A proof is then four
+//! prepared MSMs; the rest follows ark-groth16's `create_proof_with_reduction` step for step, so the
 //! proofs are those arkworks makes with the same r and s.
 //!
 //! Within one proof no two MSMs share their bases, so the batch API does not fit there. One
@@ -17,7 +16,7 @@
 //! [ark-groth16]: https://docs.rs/ark-groth16/0.6
 
 use ark_ec::pairing::Pairing;
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{Field, UniformRand, Zero};
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Proof, ProvingKey};
@@ -31,16 +30,19 @@ use ark_std::rand::Rng;
 
 use crate::{GpuCurve, MsmContext, MsmError, PrepareOptions, PreparedBases};
 
-/// A Groth16 proving key whose G1 queries are prepared on one context's GPU.
+/// A Groth16 proving key whose queries are prepared on one context's GPU.
 pub struct GpuProvingKey<E: Pairing>
 where
     E::G1Affine: GpuCurve,
+    E::G2Affine: GpuCurve,
 {
     pk: ProvingKey<E>,
     /// a_query\[1..\].
     a: PreparedBases<E::G1Affine>,
     /// b_g1_query\[1..\].
     b: PreparedBases<E::G1Affine>,
+    /// b_g2_query\[1..\].
+    b2: PreparedBases<E::G2Affine>,
     /// l_query ‖ h_query.
     c: PreparedBases<E::G1Affine>,
 }
@@ -48,8 +50,9 @@ where
 impl<E: Pairing> GpuProvingKey<E>
 where
     E::G1Affine: GpuCurve<Group = E::G1, ScalarField = E::ScalarField>,
+    E::G2Affine: GpuCurve<Group = E::G2, ScalarField = E::ScalarField>,
 {
-    /// Prepares the G1 queries of `pk` on `ctx`'s GPU (errors of [`MsmContext::prepare`]).
+    /// Prepares the queries of `pk` on `ctx`'s GPU (errors of [`MsmContext::prepare`]).
     pub async fn new(ctx: &MsmContext, pk: ProvingKey<E>) -> Result<Self, MsmError> {
         Self::with_options(ctx, pk, PrepareOptions::default()).await
     }
@@ -59,8 +62,9 @@ where
     pub async fn with_options(ctx: &MsmContext, pk: ProvingKey<E>, options: PrepareOptions) -> Result<Self, MsmError> {
         let a = ctx.prepare_with(&pk.a_query[1..], options).await?;
         let b = ctx.prepare_with(&pk.b_g1_query[1..], options).await?;
+        let b2 = ctx.prepare_with(&pk.b_g2_query[1..], options).await?;
         let c = ctx.prepare_with(&[&pk.l_query[..], &pk.h_query[..]].concat(), options).await?;
-        Ok(GpuProvingKey { pk, a, b, c })
+        Ok(GpuProvingKey { pk, a, b, b2, c })
     }
 
     /// The proving key.
@@ -94,9 +98,10 @@ where
         let (h, assignment, witness_start) = synthesize(circuit).map_err(|e| MsmError::Circuit(e.to_string()))?;
         let pk = &self.pk;
         let witness = &assignment[witness_start..];
-        let (a_len, b_len) = (pk.a_query.len() - 1, pk.b_g1_query.len() - 1);
+        let (a_len, b_len, b2_len) = (pk.a_query.len() - 1, pk.b_g1_query.len() - 1, pk.b_g2_query.len() - 1);
         let (l_len, h_len) = (pk.l_query.len(), pk.h_query.len());
-        if assignment.len() != a_len || assignment.len() != b_len || witness.len() != l_len || h.len() < h_len {
+        let n = assignment.len();
+        if n != a_len || n != b_len || n != b2_len || witness.len() != l_len || h.len() < h_len {
             return Err(MsmError::Circuit(format!(
                 "the circuit has {} variables and {} witness variables, the proving key {a_len} and {l_len}",
                 assignment.len(),
@@ -105,14 +110,12 @@ where
         }
         let a_acc = ctx.msm_prepared(&self.a, &assignment).await?;
         let b_acc = ctx.msm_prepared(&self.b, &assignment).await?;
+        let b_g2_acc = ctx.msm_prepared(&self.b2, &assignment).await?;
         let c_acc = ctx.msm_prepared(&self.c, &[witness, &h[..h_len]].concat()).await?;
 
         let vk = &pk.vk;
         let g_a = pk.delta_g1 * r + pk.a_query[0] + a_acc + vk.alpha_g1;
         let g1_b = if r.is_zero() { E::G1::zero() } else { pk.delta_g1 * s + pk.b_g1_query[0] + b_acc + pk.beta_g1 };
-        // B in G2 on arkworks (the crate has no G2 yet).
-        let b_g2_acc =
-            E::G2::msm(&pk.b_g2_query[1..], &assignment).map_err(|_| MsmError::Circuit("b_g2_query".into()))?;
         let g2_b = vk.delta_g2 * s + pk.b_g2_query[0].into_group() + b_g2_acc + vk.beta_g2;
         let g_c = g_a * s + g1_b * r - pk.delta_g1 * (r * s) + c_acc;
         Ok(Proof { a: g_a.into_affine(), b: g2_b.into_affine(), c: g_c.into_affine() })

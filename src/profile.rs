@@ -3,7 +3,7 @@
 //! waited for on its own), and each step's efficiency under the cost model of [`crate::cost`]:
 //! (counted multiplications ÷ measured rate) ÷ measured time.
 
-use crate::calibrate::{Bench, Microbenchmark, ADDS_PER_THREAD, MULS_PER_THREAD};
+use crate::calibrate::{Bench, Microbenchmark};
 use crate::clock::now_seconds;
 use crate::combine::{combine_windows, sum_without_image};
 use crate::cost::step_field_muls;
@@ -75,8 +75,8 @@ impl MsmContext {
         let add_seconds =
             Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.seconds(BENCH_THREADS, BENCH_RUNS).await?;
         Ok(DeviceRates {
-            field_muls_per_second: threads * MULS_PER_THREAD as f64 / mul_seconds,
-            add_stored_per_second: threads * ADDS_PER_THREAD as f64 / add_seconds,
+            field_muls_per_second: threads * Bench::FieldMul.operations_per_thread(spec) as f64 / mul_seconds,
+            add_stored_per_second: threads * Bench::AddStored.operations_per_thread(spec) as f64 / add_seconds,
         })
     }
 

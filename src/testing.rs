@@ -61,3 +61,13 @@ fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {
         }
     }
 }
+
+/// Whether the tests run curve `G` in every field form and accumulation, or only in the default
+/// context's and (end to end, `tests/msm.rs`) in the 13-bit form browsers run: every curve but
+/// the G2 groups over 381- and 377-bit fields, whose 13-bit Fp2 pipelines take about 40 s to
+/// compile on lavapipe, per form. bn254-g2 runs every form, and the G2 code is the same for all
+/// three but for the constants.
+pub fn tests_every_form<G: crate::GpuCurve>() -> bool {
+    let spec = G::spec();
+    spec.extension.is_none() || spec.wide_field.limbs <= 8
+}

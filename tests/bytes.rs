@@ -74,12 +74,14 @@ fn unknown_curve_is_named() {
 }
 
 /// The documented encoding: x‖y of 32-byte (bn254, ed-on-bls12-377) or 48-byte (bls12-377,
-/// bls12-381) coordinates; the identity is x = y = 0 on short Weierstrass curves and (0, 1) on
-/// the Edwards curve.
+/// bls12-381) coordinates, twice that on G2 (c0‖c1); the identity is x = y = 0 on short
+/// Weierstrass curves and (0, 1) on the Edwards curve.
 fn identity_encoding<G: GpuCurve>() {
     let coord = match G::ID.name() {
         "bn254" | "ed-on-bls12-377" => 32,
         "bls12-377" | "bls12-381" => 48,
+        "bn254-g2" => 64,
+        "bls12-377-g2" | "bls12-381-g2" => 96,
         other => panic!("no documented size for {other}"),
     };
     assert_eq!(point_bytes::<G>(), 2 * coord);

@@ -11,8 +11,8 @@
 //! 1. the points buffer's length is a multiple of the point size, else `BadLength`;
 //! 2. the scalars buffer's length is a multiple of 32 bytes, else `BadLength`;
 //! 3. both give the same count, else `LengthMismatch`;
-//! 4. point by point, the first bad one names the error: `CoordinateOutOfRange` if x or y is not
-//!    below the base field modulus, else `NotOnCurve` if (x, y) is not on the curve. Only the
+//! 4. point by point, the first bad one names the error: `CoordinateOutOfRange` if x or y (or,
+//!    in Fp2, either component of one) is not below the base field modulus, else `NotOnCurve` if (x, y) is not on the curve. Only the
 //!    curve equation is checked (as `from_xy_bytes` does): points outside the prime-order
 //!    subgroup are accepted. On short Weierstrass curves, x = y = 0 is the identity.
 //!
@@ -25,7 +25,7 @@
 use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
 use ark_ec::twisted_edwards::{self as te, TECurveConfig};
 use ark_ec::{AffineRepr, CurveGroup};
-use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
+use ark_ff::{BigInteger, Field, Fp, FpConfig, One, PrimeField, QuadExtConfig, QuadExtField, Zero};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
@@ -38,13 +38,50 @@ fn cases(default: u32) -> ProptestConfig {
     ProptestConfig::with_cases(cases)
 }
 
+/// A coordinate field in the documented encoding: a prime field element as whole 32-bit words of
+/// its canonical little-endian integer; an Fp2 element as c0 then c1.
+trait Coordinate: Field {
+    /// Bytes of one coordinate.
+    const BYTES: usize;
+    /// The element, or `None` if a component is not below the modulus (arkworks' `from_bigint`
+    /// decides).
+    fn from_le(bytes: &[u8]) -> Option<Self>;
+    /// The encoding.
+    fn to_le(&self) -> Vec<u8>;
+}
+
+impl<P: FpConfig<N>, const N: usize> Coordinate for Fp<P, N> {
+    const BYTES: usize = coord_bytes(Self::MODULUS_BIT_SIZE);
+
+    fn from_le(bytes: &[u8]) -> Option<Self> {
+        canonical(bytes)
+    }
+
+    fn to_le(&self) -> Vec<u8> {
+        self.into_bigint().to_bytes_le()
+    }
+}
+
+impl<P: QuadExtConfig<BaseField: Coordinate>> Coordinate for QuadExtField<P> {
+    const BYTES: usize = 2 * P::BaseField::BYTES;
+
+    fn from_le(bytes: &[u8]) -> Option<Self> {
+        let (c0, c1) = bytes.split_at(P::BaseField::BYTES);
+        Some(QuadExtField::new(P::BaseField::from_le(c0)?, P::BaseField::from_le(c1)?))
+    }
+
+    fn to_le(&self) -> Vec<u8> {
+        [self.c0.to_le(), self.c1.to_le()].concat()
+    }
+}
+
 /// What the tests need to know about a curve, written from arkworks and the documented encoding
 /// rather than from the crate.
 trait Reference: GpuCurve {
-    /// The base field.
-    type Fq: PrimeField;
+    /// The coordinates' field (the base field, or Fp2 on G2).
+    type Fq: Coordinate;
     /// Bytes per coordinate in the documented encoding.
-    const COORD_BYTES: usize;
+    const COORD_BYTES: usize = Self::Fq::BYTES;
     const POINT_BYTES: usize = 2 * Self::COORD_BYTES;
 
     /// Whether canonical coordinates (x, y) encode a point: the curve equation, or the
@@ -72,10 +109,9 @@ const fn coord_bytes(modulus_bits: u32) -> usize {
 impl<P: SWCurveConfig> Reference for sw::Affine<P>
 where
     Self: GpuCurve,
-    P::BaseField: PrimeField,
+    P::BaseField: Coordinate,
 {
     type Fq = P::BaseField;
-    const COORD_BYTES: usize = coord_bytes(P::BaseField::MODULUS_BIT_SIZE);
 
     fn is_point(x: Self::Fq, y: Self::Fq) -> bool {
         (x.is_zero() && y.is_zero()) || y.square() == x.square() * x + P::COEFF_A * x + P::COEFF_B
@@ -118,10 +154,9 @@ where
 impl<P: TECurveConfig> Reference for te::Affine<P>
 where
     Self: GpuCurve,
-    P::BaseField: PrimeField,
+    P::BaseField: Coordinate,
 {
     type Fq = P::BaseField;
-    const COORD_BYTES: usize = coord_bytes(P::BaseField::MODULUS_BIT_SIZE);
 
     fn is_point(x: Self::Fq, y: Self::Fq) -> bool {
         let (x2, y2) = (x.square(), y.square());
@@ -192,7 +227,7 @@ fn reference_points<C: Reference>(points: &[u8]) -> Result<Vec<C>, MsmError> {
     let mut out = Vec::new();
     for (index, point) in points.chunks_exact(C::POINT_BYTES).enumerate() {
         let (x, y) = point.split_at(C::COORD_BYTES);
-        let (Some(x), Some(y)) = (canonical::<C::Fq>(x), canonical::<C::Fq>(y)) else {
+        let (Some(x), Some(y)) = (C::Fq::from_le(x), C::Fq::from_le(y)) else {
             return Err(MsmError::CoordinateOutOfRange { index });
         };
         if !C::is_point(x, y) {
@@ -206,8 +241,7 @@ fn reference_points<C: Reference>(points: &[u8]) -> Result<Vec<C>, MsmError> {
 /// A point in the documented encoding, from arkworks' canonical little-endian coordinates.
 fn encode_reference<C: Reference>(point: &C) -> Vec<u8> {
     let (x, y) = C::coords(point);
-    let mut out = x.into_bigint().to_bytes_le();
-    out.extend(y.into_bigint().to_bytes_le());
+    let out = [x.to_le(), y.to_le()].concat();
     assert_eq!(out.len(), C::POINT_BYTES);
     out
 }
@@ -255,15 +289,17 @@ fn bytes(len: impl Into<proptest::collection::SizeRange>) -> impl Strategy<Value
     vec(any::<u8>(), len)
 }
 
-/// Field elements with the edges (0, 1, −1) over-represented.
-fn field<F: PrimeField>() -> BoxedStrategy<F> {
-    prop_oneof![
-        1 => Just(F::zero()),
-        1 => Just(F::one()),
-        1 => Just(-F::one()),
-        6 => bytes(64).prop_map(|b| F::from_le_bytes_mod_order(&b)),
-    ]
-    .boxed()
+/// Field elements with the edges (0, 1, −1) over-represented; in Fp2, each component so drawn.
+fn field<F: Field>() -> BoxedStrategy<F> {
+    let component = prop_oneof![
+        1 => Just(F::BasePrimeField::zero()),
+        1 => Just(F::BasePrimeField::one()),
+        1 => Just(-F::BasePrimeField::one()),
+        6 => bytes(64).prop_map(|b| F::BasePrimeField::from_le_bytes_mod_order(&b)),
+    ];
+    vec(component, F::extension_degree() as usize)
+        .prop_map(|components| F::from_base_prime_field_elems(components).expect("extension degree"))
+        .boxed()
 }
 
 /// Valid points: the identity, prime-order points k·G, and points from a random coordinate
@@ -283,14 +319,28 @@ fn valid_points<C: Reference>(count: std::ops::Range<usize>) -> impl Strategy<Va
     vec(valid_point::<C>(), count).prop_map(|points| points.iter().flat_map(encode_reference::<C>).collect())
 }
 
-/// A coordinate not below the modulus p, in the documented width: p + small, p + k with
-/// k < 2^(8·width − 1) (no carry since p < 2^(8·width − 1) on both curves), or anything with the
-/// top bit set.
+/// A coordinate not below the modulus: in a prime field, one of [`out_of_range_component`]; in
+/// Fp2, such a component beside one in range or arbitrary bytes, either way round.
 fn out_of_range<C: Reference>() -> BoxedStrategy<Vec<u8>> {
-    let width = C::COORD_BYTES;
-    let plus = |k: &[u8]| {
-        let mut value = C::Fq::MODULUS;
-        let mut addend = <C::Fq as PrimeField>::BigInt::default();
+    type Prime<C> = <<C as Reference>::Fq as Field>::BasePrimeField;
+    if C::Fq::extension_degree() == 1 {
+        return out_of_range_component::<Prime<C>>();
+    }
+    let width = C::COORD_BYTES / 2;
+    let other = prop_oneof![field::<Prime<C>>().prop_map(|c| c.into_bigint().to_bytes_le()), bytes(width)];
+    (out_of_range_component::<Prime<C>>(), other, any::<bool>())
+        .prop_map(|(bad, other, first)| if first { [bad, other].concat() } else { [other, bad].concat() })
+        .boxed()
+}
+
+/// A prime field element not below the modulus p, in the documented width: p + small, p + k
+/// with k < 2^(8·width − 1) (no carry since p < 2^(8·width − 1) on every curve), or anything
+/// with the top bit set.
+fn out_of_range_component<F: PrimeField>() -> BoxedStrategy<Vec<u8>> {
+    let width = coord_bytes(F::MODULUS_BIT_SIZE);
+    let plus = move |k: &[u8]| {
+        let mut value = F::MODULUS;
+        let mut addend = F::BigInt::default();
         for (limb, chunk) in addend.as_mut().iter_mut().zip(k.chunks_exact(8)) {
             *limb = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         }
@@ -341,7 +391,7 @@ fn off_curve<C: Reference>() -> BoxedStrategy<(C::Fq, C::Fq)> {
 /// A point whose x, y or both are out of range; the other coordinate is in range or arbitrary
 /// bytes.
 fn bad_range_point<C: Reference>() -> BoxedStrategy<Vec<u8>> {
-    let other = prop_oneof![field::<C::Fq>().prop_map(|c| c.into_bigint().to_bytes_le()), bytes(C::COORD_BYTES)];
+    let other = prop_oneof![field::<C::Fq>().prop_map(|c| c.to_le()), bytes(C::COORD_BYTES)];
     (out_of_range::<C>(), out_of_range::<C>(), other, 0..3u8)
         .prop_map(|(bad, bad2, other, which)| match which {
             0 => [bad, other].concat(),
@@ -356,7 +406,7 @@ fn any_point<C: Reference>() -> BoxedStrategy<Vec<u8>> {
     prop_oneof![
         4 => valid_point::<C>().prop_map(|p| encode_reference::<C>(&p)),
         1 => bad_range_point::<C>(),
-        1 => off_curve::<C>().prop_map(|(x, y)| [x.into_bigint().to_bytes_le(), y.into_bigint().to_bytes_le()].concat()),
+        1 => off_curve::<C>().prop_map(|(x, y)| [x.to_le(), y.to_le()].concat()),
         1 => bytes(C::POINT_BYTES),
     ]
     .boxed()
@@ -431,7 +481,7 @@ fn off_curve_point<C: Reference>(
 ) -> Result<(), TestCaseError> {
     // arkworks' `is_on_curve` and the reference's equation agree.
     prop_assert!(!C::arkworks_on_curve(x, y));
-    let bad = [x.into_bigint().to_bytes_le(), y.into_bigint().to_bytes_le()].concat();
+    let bad = [x.to_le(), y.to_le()].concat();
     let index = prefix.len() / C::POINT_BYTES;
     first_bad_point::<C>(prefix, &bad, suffix, scalar_bytes, MsmError::NotOnCurve { index })
 }
@@ -564,6 +614,12 @@ const NAMES: &[&str] = &[
     "bn254",
     #[cfg(feature = "bls12-381")]
     "bls12-381",
+    #[cfg(feature = "bn254")]
+    "bn254-g2",
+    #[cfg(feature = "bls12-381")]
+    "bls12-381-g2",
+    #[cfg(feature = "bls12-377")]
+    "bls12-377-g2",
 ];
 
 /// Near misses of a curve name: case, padding, one character dropped, inserted or replaced.

@@ -33,12 +33,13 @@ impl<F: Field> ConstraintSynthesizer<F> for Unsatisfied {
 fn proofs_verify<E: Pairing>()
 where
     E::G1Affine: GpuCurve<Group = E::G1, ScalarField = E::ScalarField>,
+    E::G2Affine: GpuCurve<Group = E::G2, ScalarField = E::ScalarField>,
 {
     let Some(ctx) = context() else { return };
     let mut rng = StdRng::seed_from_u64(17);
     let pk = Groth16::<E>::generate_random_parameters_with_reduction(ChainCircuit { steps: STEPS, x: None }, &mut rng)
         .expect("key generation");
-    let key = pollster::block_on(GpuProvingKey::new(ctx, pk)).expect("prepare the key's G1 queries");
+    let key = pollster::block_on(GpuProvingKey::new(ctx, pk)).expect("prepare the key's queries");
     let pvk = prepare_verifying_key(&key.proving_key().vk);
     let name = <E::G1Affine as GpuCurve>::spec().name;
 

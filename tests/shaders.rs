@@ -153,8 +153,8 @@ fn montgomery_constants_match_num_bigint() {
     // Limbs of each field (13-bit, 32-bit): the smallest N with 4p < R, worked out by hand.
     for spec in specs() {
         let expected = match spec.name {
-            "bls12-377" | "bls12-381" => (30, 12),
-            "ed-on-bls12-377" | "bn254" => (20, 8),
+            "bls12-377" | "bls12-381" | "bls12-377-g2" | "bls12-381-g2" => (30, 12),
+            "ed-on-bls12-377" | "bn254" | "bn254-g2" => (20, 8),
             other => panic!("no expected limb counts for {other}"),
         };
         assert_eq!((spec.field.limbs, spec.wide_field.limbs), expected, "{}", spec.name);
@@ -205,11 +205,13 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
     }
 }
 
-/// The cost model's unit costs (`CurveSpec::op_muls`) are the multiplications the curve
-/// formulas really call: `field_mul` counts 1, `field_mul_xK` counts K.
+/// The cost model's unit costs (`CurveSpec::op_muls`) are the base field multiplications the
+/// curve formulas really call: `field_mul` counts 1 (3 in Fp2), `field_mul_xK` K times that,
+/// and a base field `fp_mul` 1.
 #[test]
 fn cost_model_unit_costs_match_the_curve_formulas() {
     for spec in specs() {
+        let m = spec.base_muls_per_mul() as usize;
         let source = compose(spec, Stage::Smvp, MulForm::ROLLED);
         let body = |name: &str| {
             let start = source.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("{name} in {}", spec.name));
@@ -226,8 +228,8 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
                 _ => body(name).to_string(),
             };
             let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
-            let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(&source, "mul_by_b3");
-            (text.matches("field_mul(").count() + batched + calls_to_const_mul) as u64
+            let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(&source, "mul_by_b3", m);
+            ((text.matches("field_mul(").count() + batched) * m + calls_to_const_mul) as u64
         };
         let finish = muls("point_finish");
         let costs = spec.op_muls();
@@ -241,17 +243,20 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
             // Montgomery's trick in the step kernel, then affine_add without the square of a
             // doubling's numerator (doublings are rare; the inversion is counted apart).
             let source = compose(spec, Stage::AccumulateAffine, MulForm::ROLLED);
-            let step = body_muls(&source, "step_affine_chunks") + 2 * source.matches("field_mul_x2(inverse").count();
-            let add = body_muls(&source, "affine_add") - 1;
+            let step =
+                body_muls(&source, "step_affine_chunks", m) + 2 * m * source.matches("field_mul_x2(inverse").count();
+            let add = body_muls(&source, "affine_add", m) - m;
             assert_eq!((step + add) as u64, costs.affine_add, "{} affine_add", spec.name);
         }
     }
 }
 
-/// `field_mul` calls in a generated function (0 when it does not exist).
-fn body_muls(source: &str, name: &str) -> usize {
+/// Base field multiplications of a generated function's `field_mul` (`m` each) and `fp_mul`
+/// calls (0 when it does not exist).
+fn body_muls(source: &str, name: &str, m: usize) -> usize {
     source.find(&format!("fn {name}(")).map_or(0, |start| {
         let rest = &source[start..];
-        rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)].matches("field_mul(").count()
+        let body = &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)];
+        body.matches("field_mul(").count() * m + body.matches("fp_mul(").count()
     })
 }

@@ -2,7 +2,8 @@
 //! buffers' lengths and whose GPU checks the points (on the default adapter, lavapipe here).
 //!
 //! Input layout: byte 0 picks the curve (its value modulo the number of curves indexes
-//! `CurveId::ALL`: 0 = bls12-377, 1 = ed-on-bls12-377, 2 = bn254, 3 = bls12-381); bytes 1–2 are
+//! `CurveId::ALL`: 0 = bls12-377, 1 = ed-on-bls12-377, 2 = bn254, 3 = bls12-381, 4 = bn254-g2,
+//! 5 = bls12-381-g2, 6 = bls12-377-g2); bytes 1–2 are
 //! a little-endian u16, the length of the points buffer (clamped to what is left); the rest is
 //! the points buffer followed by the scalars buffer. Shorter inputs are empty buffers on the
 //! first curve.

@@ -20,10 +20,10 @@
 //! addition returns it, and it absorbs every later addition), then reruns the pass with the
 //! Weierstrass kernels where a result came back all zero (`crate::context`).
 
-use ark_ff::PrimeField;
+use ark_ff::Field;
 use num_bigint::BigUint;
 
-use super::biguint_of;
+use super::components_of;
 
 /// The constants of the map, in arkworks field elements (the host's side of the map).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub struct EdwardsConstants {
     pub kappa: BigUint,
 }
 
-impl<F: PrimeField> EdwardsMap<F> {
+impl<F: Field> EdwardsMap<F> {
     /// The map of the curve whose point of order 2 has x = `alpha`; `None` if the needed square
     /// roots do not exist in the field.
     pub fn new(alpha: F) -> Option<Self> {
@@ -67,13 +67,17 @@ impl<F: PrimeField> EdwardsMap<F> {
         None
     }
 
-    /// The constants as integers.
+    /// The constants as integers (the map is over a prime field).
     pub fn constants(&self) -> EdwardsConstants {
+        let integer = |value: &F| match components_of(value).as_slice() {
+            [value] => value.clone(),
+            _ => panic!("an Edwards model over an extension field"),
+        };
         EdwardsConstants {
-            d: biguint_of(&self.d),
-            alpha: biguint_of(&self.alpha),
-            t: biguint_of(&self.t),
-            kappa: biguint_of(&self.kappa),
+            d: integer(&self.d),
+            alpha: integer(&self.alpha),
+            t: integer(&self.t),
+            kappa: integer(&self.kappa),
         }
     }
 

@@ -10,7 +10,7 @@ mod short_weierstrass;
 mod twisted_edwards;
 
 use ark_ec::{AffineRepr, CurveConfig};
-use ark_ff::{BigInt, BigInteger, Fp, MontBackend, MontConfig, PrimeField};
+use ark_ff::{BigInt, BigInteger, Field, Fp, MontBackend, MontConfig, PrimeField};
 use num_bigint::BigUint;
 
 pub use edwards_model::{EdwardsConstants, EdwardsMap};
@@ -24,9 +24,10 @@ use crate::wgsl::MulForm;
 #[derive(Clone, Debug)]
 pub enum CurveModel {
     /// `y² = x³ + b`; projective coordinates with the complete formulas of Renes–Costello–Batina.
+    /// Over a prime field (G1) or its quadratic extension (G2, see [`CurveSpec::extension`]).
     ShortWeierstrassA0 {
-        /// The coefficient `b`.
-        b: BigUint,
+        /// The coefficient `b`: its components over the base prime field (one, or c0 and c1).
+        b: Vec<BigUint>,
     },
     /// `−x² + y² = 1 + d·x²·y²`; extended coordinates (X, Y, T, Z).
     TwistedEdwardsAMinus1 {
@@ -49,11 +50,15 @@ pub enum CurveModel {
 pub struct CurveSpec {
     /// Name used in labels, errors and the JS API.
     pub name: &'static str,
-    /// Montgomery parameters of the base field in 13-bit limbs (every WebGPU device).
+    /// Montgomery parameters of the base prime field in 13-bit limbs (every WebGPU device).
     pub field: Montgomery,
-    /// Montgomery parameters of the base field in 32-bit limbs ([`MulForm::Wide`]).
+    /// Montgomery parameters of the base prime field in 32-bit limbs ([`MulForm::Wide`]).
     pub wide_field: Montgomery,
-    /// `u32` words per canonical coordinate in the upload format.
+    /// The coordinates' field over the base prime field: `None` when they are in it (G1),
+    /// else the quadratic extension Fp2 (G2).
+    pub extension: Option<QuadraticExtension>,
+    /// `u32` words per canonical coordinate in the upload format (both components of an Fp2
+    /// coordinate).
     pub coord_words: usize,
     /// Bit length of the scalar field modulus (scalars are below it).
     pub scalar_bits: u32,
@@ -67,7 +72,28 @@ pub struct CurveSpec {
     pub edwards: Option<Box<CurveSpec>>,
 }
 
+/// Fp2 = Fp[u]/(u² − β).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuadraticExtension {
+    /// The non-residue β, an element of the base prime field.
+    pub nonresidue: BigUint,
+}
+
 impl CurveSpec {
+    /// Components of a coordinate over the base prime field: 1, or 2 over Fp2.
+    pub fn degree(&self) -> usize {
+        if self.extension.is_some() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// `u32` words of one base prime field element in the upload format.
+    pub fn base_words(&self) -> usize {
+        self.coord_words / self.degree()
+    }
+
     /// Coordinates of a bucket point on the GPU (3 projective, 4 extended).
     pub fn point_coords(&self) -> usize {
         match self.model {
@@ -96,14 +122,31 @@ impl CurveSpec {
         }
     }
 
-    /// Field multiplications of each point operation as the formulas in `shaders/curve_*.wgsl`
-    /// perform them (multiplications by the small constant 3b of BLS12-377 are additions).
+    /// Base field multiplications of one multiplication in the coordinates' field: 1, or 3 in
+    /// Fp2 (Karatsuba).
+    pub fn base_muls_per_mul(&self) -> u64 {
+        if self.extension.is_some() {
+            3
+        } else {
+            1
+        }
+    }
+
+    /// Base field multiplications of each point operation as the formulas in
+    /// `shaders/curve_*.wgsl` perform them (multiplications by a small constant such as 3b of
+    /// BLS12-377 are additions; an Fp2 multiplication counts 3).
     pub fn op_muls(&self) -> OpMuls {
-        match self.model {
-            // RCB algorithms 8 and 7; conversion: x and y into Montgomery form, then y² = x³ + b.
-            // Batch-affine: 3 in affine_add (λ, λ², y) and 3 for Montgomery's trick (the running
-            // product forward; backward, the inverse and its update), plus a share of an inversion.
-            CurveModel::ShortWeierstrassA0 { .. } => OpMuls { convert: 5, add_stored: 11, add: 12, affine_add: 6 },
+        match &self.model {
+            // RCB algorithms 8 and 7 (each with two multiplications by 3b); conversion: x and y
+            // into Montgomery form, then y² = x³ + b. Batch-affine: 3 in affine_add (λ, λ², y)
+            // and 3 for Montgomery's trick (the running product forward; backward, the inverse
+            // and its update), plus a share of an inversion.
+            CurveModel::ShortWeierstrassA0 { b } => {
+                let m = self.base_muls_per_mul();
+                let b3: Vec<BigUint> = b.iter().map(|c| (c * 3u32) % &self.field.modulus).collect();
+                let by_b3 = 2 * crate::wgsl::field_gen::constant_mul_cost(&b3);
+                OpMuls { convert: 5 * m, add_stored: 11 * m + by_b3, add: 12 * m + by_b3, affine_add: 6 * m }
+            }
             // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion: x and y into
             // Montgomery form, the curve equation (4) and x·y·2d. No affine accumulation on
             // this model.
@@ -123,9 +166,9 @@ impl CurveSpec {
         }
     }
 
-    /// `u32` words of one field element in storage buffers, in the limbs of `form`.
+    /// `u32` words of one coordinate in storage buffers, in the limbs of `form`.
     pub fn packed_words(&self, form: MulForm) -> usize {
-        self.field_for(form).storage_words()
+        self.field_for(form).storage_words() * self.degree()
     }
 }
 
@@ -153,7 +196,7 @@ pub(crate) mod sealed {
 /// Sealed; implemented for the affine types of [`CurveId`]'s curves (those of this build's
 /// cargo features).
 pub trait GpuCurve:
-    AffineRepr<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs> + sealed::Sealed
+    AffineRepr<BaseField: Field<BasePrimeField: MontgomeryLimbs>, ScalarField: MontgomeryLimbs> + sealed::Sealed
 {
     /// The curve's registry entry.
     const ID: CurveId;
@@ -162,13 +205,14 @@ pub trait GpuCurve:
     #[doc(hidden)]
     fn spec() -> &'static CurveSpec;
 
-    /// Appends the canonical little-endian words of x then y (`2 · coord_words` words).
-    /// The identity is written as x = y = 0 on short Weierstrass curves, (0, 1) on Edwards.
+    /// Appends the canonical little-endian words of x then y (`2 · coord_words` words; an Fp2
+    /// coordinate as c0 then c1). The identity is written as x = y = 0 on short Weierstrass curves, (0, 1) on Edwards.
     #[doc(hidden)]
     fn push_words(&self, out: &mut Vec<u32>);
 
     /// Copies arkworks' own Montgomery-form limbs of x then y into `out`
-    /// (`2 · coord_words · 4` bytes per point, the short Weierstrass identity as x = y = 0):
+    /// (`2 · coord_words · 4` bytes per point, an Fp2 coordinate as c0 then c1, the short
+    /// Weierstrass identity as x = y = 0):
     /// the Rust API's point upload, a copy with no arithmetic.
     #[doc(hidden)]
     fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>);
@@ -218,25 +262,27 @@ impl<T: MontConfig<N>, const N: usize> MontgomeryLimbs for Fp<MontBackend<T, N>,
 // only on little-endian hosts (every target wgpu runs on).
 const _: () = assert!(cfg!(target_endian = "little"), "uploads assume a little-endian host");
 
-/// Copies the Montgomery limbs of each item's fields (`fields(item)`, every one
-/// `bytes_per_field` bytes; `None` writes zeros) into consecutive slots of `out`.
-pub(crate) fn write_limbs<T, F: MontgomeryLimbs, const K: usize>(
+/// Copies the Montgomery limbs of each item's coordinates (`fields(item)`, every base prime
+/// field component `bytes_per_field` bytes; `None` writes zeros) into consecutive slots of
+/// `out`.
+pub(crate) fn write_limbs<T, F: Field<BasePrimeField: MontgomeryLimbs>, const K: usize>(
     items: &[T],
     bytes_per_field: usize,
     mut out: wgpu::WriteOnly<'_, [u8]>,
     fields: impl Fn(&T) -> Option<[&F; K]>,
 ) {
+    let degree = F::extension_degree() as usize;
     for item in items {
         match fields(item) {
             Some(fields) => {
-                for field in fields {
+                for component in fields.into_iter().flat_map(|field| field.to_base_prime_field_elements()) {
                     let (mut head, tail) = out.split_at(bytes_per_field);
-                    head.copy_from_slice(bytemuck::cast_slice(field.montgomery_limbs()));
+                    head.copy_from_slice(bytemuck::cast_slice(component.montgomery_limbs()));
                     out = tail;
                 }
             }
             None => {
-                let (mut head, tail) = out.split_at(K * bytes_per_field);
+                let (mut head, tail) = out.split_at(K * degree * bytes_per_field);
                 head.fill(0);
                 out = tail;
             }
@@ -260,21 +306,34 @@ fn field_from_le<F: PrimeField>(bytes: &[u8]) -> Option<F> {
     (value < modulus).then(|| field_of(&value))
 }
 
-pub(crate) fn xy_from_le<F: PrimeField>(x: &[u8], y: &[u8]) -> Result<(F, F), PointError> {
-    match (field_from_le(x), field_from_le(y)) {
+/// A coordinate from its canonical little-endian bytes (an Fp2 one as c0 then c1, each half
+/// of the bytes), or `None` if a component is not below the modulus.
+fn coordinate_from_le<F: Field>(bytes: &[u8]) -> Option<F> {
+    let degree = F::extension_degree() as usize;
+    let components: Option<Vec<F::BasePrimeField>> =
+        bytes.chunks(bytes.len() / degree).map(field_from_le::<F::BasePrimeField>).collect();
+    F::from_base_prime_field_elems(components?)
+}
+
+pub(crate) fn xy_from_le<F: Field>(x: &[u8], y: &[u8]) -> Result<(F, F), PointError> {
+    match (coordinate_from_le(x), coordinate_from_le(y)) {
         (Some(x), Some(y)) => Ok((x, y)),
         _ => Err(PointError::CoordinateOutOfRange),
     }
 }
 
-/// Appends the canonical little-endian `u32` words of a prime-field element.
-pub(crate) fn push_field_words<F: PrimeField>(value: &F, words: usize, out: &mut Vec<u32>) {
-    let start = out.len();
-    for limb in value.into_bigint().as_ref() {
-        out.push(*limb as u32);
-        out.push((*limb >> 32) as u32);
+/// Appends the canonical little-endian `u32` words of a coordinate (`words` in all; an Fp2
+/// one as c0 then c1, each half of them).
+pub(crate) fn push_field_words<F: Field>(value: &F, words: usize, out: &mut Vec<u32>) {
+    let per_component = words / F::extension_degree() as usize;
+    for component in value.to_base_prime_field_elements() {
+        let start = out.len();
+        for limb in component.into_bigint().as_ref() {
+            out.push(*limb as u32);
+            out.push((*limb >> 32) as u32);
+        }
+        out.resize(start + per_component, 0);
     }
-    out.resize(start + words, 0);
 }
 
 /// Appends the 8 little-endian `u32` words of a scalar (below 2^256).
@@ -298,6 +357,11 @@ pub(crate) fn biguint_of<F: PrimeField>(value: &F) -> BigUint {
     BigUint::from_bytes_le(&value.into_bigint().to_bytes_le())
 }
 
+/// The components of a coordinate-field element over its base prime field, as integers.
+pub(crate) fn components_of<F: Field>(value: &F) -> Vec<BigUint> {
+    value.to_base_prime_field_elements().map(|c| biguint_of(&c)).collect()
+}
+
 pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
     F::from_le_bytes_mod_order(&value.to_bytes_le())
 }
@@ -305,19 +369,36 @@ pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
 /// The spec of registry entry `id`, whose arkworks configuration is `C` and equation `model()`
 /// (with the model of its Edwards form, where it has one), computed on first use (what every
 /// family's [`GpuCurve::spec`] returns).
-pub(crate) fn spec_of<C: CurveConfig<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs>>(
+pub(crate) fn spec_of<
+    C: CurveConfig<BaseField: Field<BasePrimeField: MontgomeryLimbs>, ScalarField: MontgomeryLimbs>,
+>(
     id: CurveId,
     model: impl FnOnce() -> (CurveModel, Option<CurveModel>),
 ) -> &'static CurveSpec {
+    type Prime<C> = <<C as CurveConfig>::BaseField as Field>::BasePrimeField;
     id.spec_cell().get_or_init(|| {
-        let modulus = BigUint::from_bytes_le(&C::BaseField::MODULUS.to_bytes_le());
-        let coord_words = (modulus.bits() as usize).div_ceil(32);
+        let modulus = BigUint::from_bytes_le(&Prime::<C>::MODULUS.to_bytes_le());
+        let base_words = (modulus.bits() as usize).div_ceil(32);
         // Uploads copy arkworks' 64-bit limbs as they are: they must fill whole coordinates.
-        assert_eq!(2 * C::BaseField::MODULUS.as_ref().len(), coord_words, "{id}: base field limbs");
+        assert_eq!(2 * Prime::<C>::MODULUS.as_ref().len(), base_words, "{id}: base field limbs");
+        let extension = match C::BaseField::extension_degree() {
+            1 => None,
+            2 => {
+                // u² = β for u = (0, 1).
+                let u = C::BaseField::from_base_prime_field_elems([Prime::<C>::from(0u8), Prime::<C>::from(1u8)])
+                    .expect("two components");
+                let square = components_of(&u.square());
+                assert_eq!(square[1], BigUint::default(), "{id}: u² is in the base field");
+                Some(QuadraticExtension { nonresidue: square[0].clone() })
+            }
+            degree => panic!("{id}: coordinates of extension degree {degree}"),
+        };
+        let coord_words = base_words * C::BaseField::extension_degree() as usize;
         assert_eq!(2 * C::ScalarField::MODULUS.as_ref().len(), SCALAR_WORDS, "{id}: scalar field limbs");
         let (model, edwards) = model();
         let spec = CurveSpec {
             name: id.name(),
+            extension,
             coord_words,
             field: Montgomery::new(&modulus),
             wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),

@@ -126,6 +126,12 @@ curves! { $
     bn254: Bn254 = "bn254" => ark_bn254::G1Affine;
     #[cfg(feature = "bls12-381")]
     bls12_381: Bls12_381 = "bls12-381" => ark_bls12_381::G1Affine;
+    #[cfg(feature = "bn254")]
+    bn254_g2: Bn254G2 = "bn254-g2" => ark_bn254::G2Affine;
+    #[cfg(feature = "bls12-381")]
+    bls12_381_g2: Bls12_381G2 = "bls12-381-g2" => ark_bls12_381::G2Affine;
+    #[cfg(feature = "bls12-377")]
+    bls12_377_g2: Bls12_377G2 = "bls12-377-g2" => ark_bls12_377::G2Affine;
 }
 
 /// A computation generic over the curve's affine type, for code that picks the curve at run

@@ -1,19 +1,19 @@
-//! Short Weierstrass curves y² = x³ + b (a = 0): every G1 the crate serves but the Edwards one.
-//! One blanket [`GpuCurve`] implementation; a curve joins with one impl of
-//! [`ShortWeierstrassA0`] naming its registry entry (and, if it has a point of order 2, its
-//! twisted Edwards model).
+//! Short Weierstrass curves y² = x³ + b (a = 0): every G1 the crate serves but the Edwards one,
+//! and the G2 groups, whose coordinates are in Fp2. One blanket [`GpuCurve`] implementation; a
+//! curve joins with one impl of [`ShortWeierstrassA0`] naming its registry entry (and, if it has
+//! a point of order 2, its twisted Edwards model).
 
 use ark_ec::short_weierstrass::{Affine, Projective, SWCurveConfig};
 use ark_ec::AffineRepr;
-use ark_ff::{Field, PrimeField, Zero};
+use ark_ff::{Field, Zero};
 
-use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
+use super::{components_of, push_field_words, spec_of, write_limbs, xy_from_le};
 use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, EdwardsMap, GpuCurve, MontgomeryLimbs, PointError};
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
 pub trait ShortWeierstrassA0:
-    SWCurveConfig<BaseField: PrimeField + MontgomeryLimbs, ScalarField: MontgomeryLimbs>
+    SWCurveConfig<BaseField: Field<BasePrimeField: MontgomeryLimbs>, ScalarField: MontgomeryLimbs>
 {
     /// The curve's registry entry.
     const ID: CurveId;
@@ -45,6 +45,21 @@ impl ShortWeierstrassA0 for ark_bls12_381::g1::Config {
     const ID: CurveId = CurveId::Bls12_381;
 }
 
+#[cfg(feature = "bn254")]
+impl ShortWeierstrassA0 for ark_bn254::g2::Config {
+    const ID: CurveId = CurveId::Bn254G2;
+}
+
+#[cfg(feature = "bls12-381")]
+impl ShortWeierstrassA0 for ark_bls12_381::g2::Config {
+    const ID: CurveId = CurveId::Bls12_381G2;
+}
+
+#[cfg(feature = "bls12-377")]
+impl ShortWeierstrassA0 for ark_bls12_377::g2::Config {
+    const ID: CurveId = CurveId::Bls12_377G2;
+}
+
 impl<C: ShortWeierstrassA0> Sealed for Affine<C> {}
 
 impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
@@ -53,9 +68,9 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     fn spec() -> &'static CurveSpec {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
-            let b = biguint_of(&C::COEFF_B);
+            let b = components_of(&C::COEFF_B);
             let edwards =
-                C::edwards_map().map(|map| CurveModel::WeierstrassOnEdwards { b: b.clone(), map: map.constants() });
+                C::edwards_map().map(|map| CurveModel::WeierstrassOnEdwards { b: b[0].clone(), map: map.constants() });
             (CurveModel::ShortWeierstrassA0 { b }, edwards)
         })
     }
@@ -68,7 +83,7 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     }
 
     fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>) {
-        let bytes = 4 * Self::spec().coord_words;
+        let bytes = 4 * Self::spec().base_words();
         write_limbs(points, bytes, out, |p| (!p.is_zero()).then_some([&p.x, &p.y]));
     }
 
@@ -105,7 +120,7 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
 
 /// The homogeneous Weierstrass coordinates of the extended Edwards point (X : Y : T : Z), or
 /// `None` if it is not on the Edwards curve.
-fn from_edwards<F: PrimeField>(map: &EdwardsMap<F>, x: F, y: F, t: F, z: F) -> Option<(F, F, F)> {
+fn from_edwards<F: Field>(map: &EdwardsMap<F>, x: F, y: F, t: F, z: F) -> Option<(F, F, F)> {
     // −X² + Y² = Z² + d·T² and X·Y = T·Z, with Z ≠ 0.
     let on_curve = y.square() - x.square() == z.square() + map.d * t.square() && x * y == t * z && !z.is_zero();
     on_curve.then(|| map.from_extended(x, y, z))

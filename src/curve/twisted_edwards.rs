@@ -41,7 +41,7 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
     }
 
     fn write_montgomery(points: &[Self], out: wgpu::WriteOnly<'_, [u8]>) {
-        let bytes = 4 * Self::spec().coord_words;
+        let bytes = 4 * Self::spec().base_words();
         write_limbs(points, bytes, out, |p| Some([&p.x, &p.y]));
     }
 

@@ -12,6 +12,7 @@ use crate::curve::registry::each_curve;
 use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
+use crate::limbs::Montgomery;
 use crate::plan::Plan;
 use crate::step::Buffer;
 use crate::upload::{Points, Scalars};
@@ -20,19 +21,33 @@ use crate::MsmContext;
 
 use crate::testing::{
     shared_batch_affine_context, shared_context, shared_gpu_form_context, shared_gpu_narrow_context,
-    shared_narrow_context,
+    shared_narrow_context, tests_every_form,
 };
 
 fn biguint(words: &[u32]) -> BigUint {
     BigUint::from_slice(words)
 }
 
+/// A coordinate's canonical components over the base prime field (one, or c0 and c1 of Fp2).
+type Coordinate = Vec<BigUint>;
+
 /// Canonical affine (x, y) of a point, via the upload encoding.
-fn affine_xy<G: GpuCurve>(p: &G) -> (BigUint, BigUint) {
+fn affine_xy<G: GpuCurve>(p: &G) -> (Coordinate, Coordinate) {
     let mut words = Vec::new();
     p.push_words(&mut words);
-    let w = G::spec().coord_words;
-    (biguint(&words[..w]), biguint(&words[w..]))
+    let (w, base) = (G::spec().coord_words, G::spec().base_words());
+    let coordinate = |words: &[u32]| words.chunks(base).map(biguint).collect();
+    (coordinate(&words[..w]), coordinate(&words[w..]))
+}
+
+/// The components of a coordinate-field element.
+fn components<F: Field>(value: &F) -> Coordinate {
+    value.to_base_prime_field_elements().map(|c| BigUint::from_bytes_le(&c.into_bigint().to_bytes_le())).collect()
+}
+
+/// Storage words (in the limbs of `m`) of coordinates given by their components.
+fn storage_words(m: &Montgomery, coords: &[Coordinate]) -> Vec<u32> {
+    coords.iter().flatten().flat_map(|c| m.to_storage(c)).collect()
 }
 
 /// A GPU `Point` (Montgomery storage words of `form`) for `p`, in coordinates scaled by `lambda`.
@@ -40,16 +55,22 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
     let spec = G::spec();
     let m = spec.field_for(form);
     let (x, y) = affine_xy(p);
-    let mul = |a: &BigUint, b: &BigUint| (a * b) % &m.modulus;
+    let scale = |a: &Coordinate| a.iter().map(|c| (c * lambda) % &m.modulus).collect::<Coordinate>();
+    let constant = |c: BigUint| -> Coordinate {
+        std::iter::once(c).chain(std::iter::repeat(BigUint::zero())).take(spec.degree()).collect()
+    };
     let coords = match (&spec.model, p.is_zero()) {
-        (CurveModel::ShortWeierstrassA0 { .. }, true) => vec![BigUint::zero(), lambda.clone(), BigUint::zero()],
-        (CurveModel::ShortWeierstrassA0 { .. }, false) => vec![mul(&x, lambda), mul(&y, lambda), lambda.clone()],
+        (CurveModel::ShortWeierstrassA0 { .. }, true) => {
+            vec![constant(BigUint::zero()), constant(lambda.clone()), constant(BigUint::zero())]
+        }
+        (CurveModel::ShortWeierstrassA0 { .. }, false) => vec![scale(&x), scale(&y), constant(lambda.clone())],
         (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => {
-            vec![mul(&x, lambda), mul(&y, lambda), mul(&mul(&x, &y), lambda), lambda.clone()]
+            let xy = vec![(&x[0] * &y[0]) % &m.modulus];
+            vec![scale(&x), scale(&y), scale(&xy), constant(lambda.clone())]
         }
         (CurveModel::WeierstrassOnEdwards { .. }, _) => panic!("the test kernels run G::spec(), the curve's own model"),
     };
-    coords.iter().flat_map(|c| m.to_storage(c)).collect()
+    storage_words(m, &coords)
 }
 
 /// The field form `ctx` runs for `G` (calibrated on first use unless fixed).
@@ -111,10 +132,7 @@ fn run_test_kernel<G: GpuCurve>(
     pollster::block_on(gpu.read_words(out, output.1 as u64 * 4)).expect("readback")
 }
 
-fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>)
-where
-    G::BaseField: PrimeField,
-{
+fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
     let m = spec.field_for(form_of::<G>(ctx));
@@ -127,17 +145,17 @@ where
         (G::BaseField::zero(), G::BaseField::ONE),
     ];
     pairs.extend((0..100).map(|_| (G::BaseField::rand(&mut rng), G::BaseField::rand(&mut rng))));
-    let to_big = |f: &G::BaseField| BigUint::from_bytes_le(&f.into_bigint().to_bytes_le());
-    let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|f| m.to_storage(&to_big(f))).collect();
-    let words = m.storage_words();
+    let to_storage = |f: &G::BaseField| storage_words(m, &[components(f)]);
+    let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(to_storage).collect();
+    let words = spec.packed_words(form_of::<G>(ctx));
     let out =
         run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 5 * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
         // field_inv(0) = 0, as arkworks' inverse().unwrap_or(0).
         let expected = [*a * b, *a + b, *a - b, -*a, a.inverse().unwrap_or_default()];
         for (k, e) in expected.iter().enumerate() {
-            let got = m.from_storage(&out[(5 * i + k) * words..(5 * i + k + 1) * words]);
-            assert_eq!(got, to_big(e), "{} case {i} op {k}", spec.name);
+            let got = &out[(5 * i + k) * words..(5 * i + k + 1) * words];
+            assert_eq!(got, to_storage(e), "{} case {i} op {k}", spec.name);
         }
     }
 }
@@ -235,14 +253,21 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let stored_words = spec.stored_coords() * spec.packed_words(form_of::<G>(ctx));
     let gpu_points = read(Buffer::Points, n * stored_words);
     for (i, p) in points.iter().enumerate().skip(1) {
+        let field = spec.field_for(form_of::<G>(ctx));
         let coords: Vec<BigUint> = gpu_points[i * stored_words..(i + 1) * stored_words]
-            .chunks(spec.packed_words(form_of::<G>(ctx)))
-            .map(|w| spec.field_for(form_of::<G>(ctx)).from_storage(w))
+            .chunks(field.storage_words())
+            .map(|w| field.from_storage(w))
             .collect();
         let (x, y) = affine_xy(p);
         let modulus = &spec.field.modulus;
+        if let CurveModel::ShortWeierstrassA0 { .. } = spec.model {
+            assert_eq!(coords, [x, y].concat(), "stage 1 point {i}");
+            continue;
+        }
+        // Twisted Edwards models: over prime fields.
+        let (x, y) = (x[0].clone(), y[0].clone());
         let expected = match &spec.model {
-            CurveModel::ShortWeierstrassA0 { .. } => vec![x, y],
+            CurveModel::ShortWeierstrassA0 { .. } => unreachable!("checked above"),
             CurveModel::TwistedEdwardsAMinus1 { d } => {
                 vec![(&y + modulus - &x) % modulus, (&y + &x) % modulus, (x * y * d * 2u32) % modulus]
             }
@@ -399,7 +424,8 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
 }
 
 /// Every test above on one curve, in both field forms (and batch-affine accumulation on short
-/// Weierstrass curves).
+/// Weierstrass curves), where `tests_every_form` says so: the BLS12 G2 groups only in the default
+/// context's form.
 macro_rules! curve_tests {
     ($module:ident, $affine:ty) => {
         mod $module {
@@ -409,17 +435,21 @@ macro_rules! curve_tests {
             #[test]
             fn gpu_field_ops_match_arkworks() {
                 field_ops_match_arkworks::<G>(shared_context());
-                field_ops_match_arkworks::<G>(shared_narrow_context());
-                field_ops_match_arkworks::<G>(shared_gpu_form_context());
-                field_ops_match_arkworks::<G>(shared_gpu_narrow_context());
+                if tests_every_form::<G>() {
+                    field_ops_match_arkworks::<G>(shared_narrow_context());
+                    field_ops_match_arkworks::<G>(shared_gpu_form_context());
+                    field_ops_match_arkworks::<G>(shared_gpu_narrow_context());
+                }
             }
 
             #[test]
             fn gpu_curve_ops_match_arkworks() {
                 curve_ops_match_arkworks::<G>(shared_context());
-                curve_ops_match_arkworks::<G>(shared_narrow_context());
-                curve_ops_match_arkworks::<G>(shared_gpu_form_context());
-                curve_ops_match_arkworks::<G>(shared_gpu_narrow_context());
+                if tests_every_form::<G>() {
+                    curve_ops_match_arkworks::<G>(shared_gpu_form_context());
+                    curve_ops_match_arkworks::<G>(shared_narrow_context());
+                    curve_ops_match_arkworks::<G>(shared_gpu_narrow_context());
+                }
             }
 
             #[test]
@@ -427,10 +457,12 @@ macro_rules! curve_tests {
                 stages_match_cpu_models::<G>(shared_context(), 700, None, false);
                 stages_match_cpu_models::<G>(shared_context(), 65, Some(4), false);
                 stages_match_cpu_models::<G>(shared_context(), 500, None, true);
-                stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
-                stages_match_cpu_models::<G>(shared_gpu_form_context(), 700, None, false);
-                stages_match_cpu_models::<G>(shared_gpu_narrow_context(), 700, None, false);
-                if let CurveModel::ShortWeierstrassA0 { .. } = G::spec().model {
+                if tests_every_form::<G>() {
+                    stages_match_cpu_models::<G>(shared_gpu_form_context(), 700, None, false);
+                    stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
+                    stages_match_cpu_models::<G>(shared_gpu_narrow_context(), 700, None, false);
+                }
+                if matches!(G::spec().model, CurveModel::ShortWeierstrassA0 { .. }) && tests_every_form::<G>() {
                     stages_match_cpu_models::<G>(shared_batch_affine_context(), 700, None, false);
                     stages_match_cpu_models::<G>(shared_batch_affine_context(), 500, None, true);
                 }
@@ -444,7 +476,9 @@ macro_rules! curve_tests {
             #[test]
             fn gpu_chain_matches_arkworks() {
                 chain_matches_arkworks::<G>(shared_context());
-                chain_matches_arkworks::<G>(shared_narrow_context());
+                if tests_every_form::<G>() {
+                    chain_matches_arkworks::<G>(shared_narrow_context());
+                }
             }
         }
     };

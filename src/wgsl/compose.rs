@@ -88,7 +88,7 @@ fn module(name: &str, spec: &CurveSpec, form: MulForm) -> Option<String> {
     Some(match name {
         "common" => include_str!("../../shaders/common.wgsl").to_string(),
         "chunks" => include_str!("../../shaders/chunks.wgsl").to_string(),
-        "field" => field_gen::field_module(spec, form) + include_str!("../../shaders/field.wgsl"),
+        "field" => field_gen::field_module(spec, form),
         "scalar" => scalar_gen::scalar_module(spec),
         "curve" => match spec.model {
             CurveModel::ShortWeierstrassA0 { .. } => include_str!("../../shaders/curve_sw.wgsl"),

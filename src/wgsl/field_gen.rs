@@ -14,7 +14,7 @@ use num_bigint::BigUint;
 use crate::curve::{CurveModel, CurveSpec};
 use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
 
-use super::{field_packed, field_wide};
+use super::{field_packed, field_wide, fp2};
 
 /// How `field_mul` is generated; both compute the same function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,18 +125,55 @@ pub(super) fn field_literal(limbs: impl IntoIterator<Item = String>, n: usize) -
     format!("Field(array<u32, {n}>({}))", parts.join(", "))
 }
 
-/// A `Field` constant; packed (see [`field_packed`]) when `packed`.
-fn field_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery, packed: bool) -> String {
+/// A base field value as a `Field` expression; packed (see [`field_packed`]) when `packed`.
+fn field_value(value: &BigUint, f: &Montgomery, packed: bool) -> String {
     if packed {
-        return field_packed::packed_const(name, doc, value, f);
+        return field_packed::packed_value(value, f);
     }
     let limbs = f.limbs_of(value).into_iter().map(|l| format!("{l}u"));
-    format!("// {doc}\nconst {name} = {};\n", field_literal(limbs, f.limbs))
+    field_literal(limbs, f.limbs)
 }
 
-/// The generated "field" module: constants, types and straight-line arithmetic, with limbs of
-/// the width `form` uses.
+/// A base field `Field` constant.
+fn field_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery, packed: bool) -> String {
+    format!("// {doc}\nconst {name} = {};\n", field_value(value, f, packed))
+}
+
+/// A constant of the coordinates' field, from its components over the base field: a base field
+/// `Field` constant, or an Fp2 one (`Field(Fp(…), Fp(…))`, see [`fp2`]).
+fn coordinate_const(name: &str, doc: &str, components: &[BigUint], f: &Montgomery, packed: bool) -> String {
+    match components {
+        [value] => field_const(name, doc, value, f, packed),
+        _ => {
+            let parts: Vec<String> =
+                components.iter().map(|c| fp2::base_namespace(&field_value(c, f, packed))).collect();
+            format!("// {doc}\nconst {name} = Field({});\n", parts.join(", "))
+        }
+    }
+}
+
+/// Field helpers of every coordinate field, written on the arithmetic.
+const FIELD_HELPERS: &str = include_str!("../../shaders/field.wgsl");
+/// Square and inverse of a prime field.
+const PRIME_FIELD_HELPERS: &str = include_str!("../../shaders/field_prime.wgsl");
+
+/// The generated "field" module of the curve's coordinates, with limbs of the width `form`
+/// uses: its base prime field, or Fp2 over it ([`fp2`]), with the curve's constants.
 pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
+    let f = spec.field_for(form);
+    let prime = prime_field(spec, form) + FIELD_HELPERS + PRIME_FIELD_HELPERS;
+    let field = match &spec.extension {
+        None => prime,
+        Some(extension) => {
+            fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue) + FIELD_HELPERS
+        }
+    };
+    field + &curve_constants(spec, f, form.packed_values())
+}
+
+/// The base prime field's module: constants, types and straight-line arithmetic, with limbs of
+/// the width `form` uses.
+fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     let f = spec.field_for(form);
     let n = f.limbs;
     let bits = f.limb_bits;
@@ -163,7 +200,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         if packed { String::new() } else { format!("struct Field {{ l: array<u32, {n}> }}\n") },
         if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
         f.storage_words(),
-        spec.coord_words,
+        spec.base_words(),
         form.batched(),
     );
     if packed {
@@ -176,7 +213,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     out += &field_const("R2_MOD_P", "R² mod p: field_mul by it enters Montgomery form", &f.r2_mod_p, f, packed);
     // arkworks keeps a·R_ark with R_ark = 2^(32·coord_words); one field_mul by R²/R_ark turns
     // that into a·R (R_ark = R for 32-bit limbs, so the product is then the input itself).
-    let r_ark = BigUint::from(1u32) << (32 * spec.coord_words);
+    let r_ark = BigUint::from(1u32) << (32 * spec.base_words());
     let ark_to_mont = (&f.r2_mod_p * r_ark.modinv(&f.modulus).expect("p is odd")) % &f.modulus;
     out += &field_const(
         "ARK_TO_MONT",
@@ -185,7 +222,6 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
         f,
         packed,
     );
-    out += &curve_constants(spec, f, packed);
     match form {
         MulForm::Wide { rounds, batched } => out += &field_wide::arithmetic(spec, f, rounds, batched),
         MulForm::Rolled { rounds, .. } => {
@@ -228,10 +264,11 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
     let mont = |v: &BigUint| (v * &f.r_mod_p) % &f.modulus;
     match &spec.model {
         CurveModel::ShortWeierstrassA0 { b } => {
-            let b3 = (b * 3u32) % &f.modulus;
-            let mut out = field_const("B", "b, Montgomery form", &mont(b), f, packed);
-            out += &field_const("B3", "3·b, Montgomery form", &mont(&b3), f, packed);
-            out += &mul_by_small_const("mul_by_b3", &b3);
+            let b3: Vec<BigUint> = b.iter().map(|c| (c * 3u32) % &f.modulus).collect();
+            let mont_all = |v: &[BigUint]| v.iter().map(mont).collect::<Vec<_>>();
+            let mut out = coordinate_const("B", "b, Montgomery form", &mont_all(b), f, packed);
+            out += &coordinate_const("B3", "3·b, Montgomery form", &mont_all(&b3), f, packed);
+            out += &mul_by_constant("mul_by_b3", &b3, f, packed);
             out
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
@@ -252,27 +289,100 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
     }
 }
 
-/// `fn name(a: Field) -> Field` multiplying by a constant: an addition chain when the constant
-/// is small (b = 1 gives 3·b = 3 on BLS12-377), a Montgomery multiplication by `B3` otherwise.
-fn mul_by_small_const(name: &str, k: &BigUint) -> String {
+/// The constant as a small positive integer, where it is one (an addition chain multiplies by it).
+fn small_integer(k: &BigUint) -> Option<u32> {
+    (k.bits() > 0 && k.bits() <= 6).then(|| k.iter_u32_digits().next().unwrap_or(0))
+}
+
+/// `fn name(a: T) -> T` = k·a for a small integer k, by double-and-add with `add`.
+fn times_small(name: &str, ty: &str, add: &str, k: u32) -> String {
     let mut c = Code::default();
-    c.line(0, format!("fn {name}(a: Field) -> Field {{"));
-    if k.bits() <= 6 && k.bits() > 0 {
-        let k = k.iter_u32_digits().next().unwrap_or(0);
-        // Double-and-add from the top bit.
-        c.line(1, "var r = a;");
-        for bit in (0..31 - k.leading_zeros()).rev() {
-            c.line(1, "r = field_add(r, r);");
-            if (k >> bit) & 1 == 1 {
-                c.line(1, "r = field_add(r, a);");
-            }
+    c.line(0, format!("fn {name}(a: {ty}) -> {ty} {{"));
+    c.line(1, "var r = a;");
+    for bit in (0..31 - k.leading_zeros()).rev() {
+        c.line(1, format!("r = {add}(r, r);"));
+        if (k >> bit) & 1 == 1 {
+            c.line(1, format!("r = {add}(r, a);"));
         }
-        c.line(1, "return r;");
-    } else {
-        c.line(1, "return field_mul(a, B3);");
     }
+    c.line(1, "return r;");
     c.line(0, "}");
     c.0
+}
+
+/// Base field multiplications of `mul_by_b3` for the constant 3·b with components `k` (see
+/// [`mul_by_constant`]).
+pub fn constant_mul_cost(k: &[BigUint]) -> u64 {
+    let general = |k: &BigUint| small_integer(k).is_none() && k.bits() > 0;
+    match k {
+        [k] => u64::from(general(k)),
+        [k0, k1] if general(k0) && general(k1) => 3,
+        _ => 2 * k.iter().filter(|k| general(k)).count() as u64,
+    }
+}
+
+/// `fn name(a: Field) -> Field` multiplying by the constant `B3` (its components `k` over the
+/// base field). Over a prime field: an addition chain when it is a small integer (b = 1 gives
+/// 3·b = 3 on BLS12-377), else a multiplication. Over Fp2, (a0 + a1·u)·(k0 + k1·u) =
+/// (k0·a0 + β·k1·a1) + (k1·a0 + k0·a1)·u, each k·a a chain, nothing (k = 0) or one base
+/// multiplication, and a Karatsuba multiplication only when both components are large
+/// (BLS12-381: 3b = 12 + 12u, additions only; BLS12-377: 3b = k1·u, two multiplications).
+fn mul_by_constant(name: &str, k: &[BigUint], f: &Montgomery, packed: bool) -> String {
+    match k {
+        [k0] => match small_integer(k0) {
+            Some(small) => times_small(name, "Field", "field_add", small),
+            None => format!("fn {name}(a: Field) -> Field {{\n    return field_mul(a, B3);\n}}\n"),
+        },
+        [_, _] if constant_mul_cost(k) == 3 => {
+            format!("fn {name}(a: Field) -> Field {{\n    return field_mul(a, B3);\n}}\n")
+        }
+        [k0, k1] => {
+            let mut out = String::new();
+            // k·x for one component: a chain, a product by a constant, or nothing.
+            let mut term = |i: usize, k: &BigUint, x: &str| -> Option<String> {
+                if k.bits() == 0 {
+                    return None;
+                }
+                Some(match small_integer(k) {
+                    Some(small) => {
+                        let helper = format!("fp_times_{small}");
+                        if !out.contains(&format!("fn {helper}(")) {
+                            out += &times_small(&helper, "Fp", "fp_add", small);
+                        }
+                        format!("{helper}({x})")
+                    }
+                    None => {
+                        let mont = (k * &f.r_mod_p) % &f.modulus;
+                        let constant = format!("FP_B3_C{i}");
+                        if !out.contains(&format!("const {constant} ")) {
+                            out +=
+                                &fp2::base_namespace(&field_const(&constant, "a component of 3·b", &mont, f, packed));
+                        }
+                        format!("fp_mul({x}, {constant})")
+                    }
+                })
+            };
+            let sum = |a: Option<String>, b: Option<String>| match (a, b) {
+                (Some(a), Some(b)) => format!("fp_add({a}, {b})"),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => "FP_ZERO".into(),
+            };
+            let (c0, c1) = if k0 == k1 {
+                // k·((a0 + β·a1) + (a0 + a1)·u).
+                let t0 = term(0, k0, "fp_add(a.c0, fp_mul_by_nonresidue(a.c1))");
+                let t1 = term(0, k0, "fp_add(a.c0, a.c1)");
+                (sum(t0, None), sum(t1, None))
+            } else {
+                let k1a1 = term(1, k1, "a.c1").map(|t| format!("fp_mul_by_nonresidue({t})"));
+                let c0 = sum(term(0, k0, "a.c0"), k1a1);
+                let c1 = sum(term(1, k1, "a.c0"), term(0, k0, "a.c1"));
+                (c0, c1)
+            };
+            out += &format!("fn {name}(a: Field) -> Field {{\n    return Field({c0}, {c1});\n}}\n");
+            out
+        }
+        _ => panic!("a constant of degree {}", k.len()),
+    }
 }
 
 /// `field_reduce_once(r)`: r mod p for r < 2p.
@@ -391,7 +501,7 @@ fn batches_of_field_mul() -> String {
 }
 
 /// Largest number of independent products one `field_mul_xK` call computes.
-const MAX_BATCH: usize = 6;
+pub(super) const MAX_BATCH: usize = 6;
 
 /// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
@@ -519,7 +629,7 @@ fn unpack(spec: &CurveSpec) -> String {
 /// `field_from_words(w)`: canonical 32-bit words to 13-bit limbs (not yet Montgomery form).
 fn from_words(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
-    let words = spec.coord_words;
+    let words = spec.base_words();
     let limbs = (0..n).map(|j| {
         let bit = j * LIMB_BITS as usize;
         let (k, sh) = (bit / 32, bit % 32);
@@ -546,7 +656,7 @@ fn field_eq(member: &str, n: usize) -> String {
 /// a straight-line borrow chain over its words from the lowest: `b{k}` is 1 when words 0..=k
 /// of w are below those of p.
 fn words_below_p(spec: &CurveSpec) -> String {
-    let p = crate::limbs::to_words(&spec.field.modulus, spec.coord_words);
+    let p = crate::limbs::to_words(&spec.field.modulus, spec.base_words());
     let mut c = Code::default();
     c.line(0, "fn words_below_p(w: Words) -> bool {");
     c.line(1, format!("let b0 = w.w[0] < {}u;", p[0]));

@@ -16,34 +16,16 @@ use crate::curve::CurveSpec;
 use crate::limbs::{pack_limbs, Montgomery};
 
 use super::field_gen::{mont_finish, mont_round, Code};
+use super::identifiers::rename_identifiers;
 
 /// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
 /// `FieldXK` stays (the batches are written on packed values), and every `field_*` function
 /// becomes `limbs_*`. Identifiers are matched whole, so `PackedField` is left alone.
 pub(super) fn limb_level(code: &str) -> String {
-    let mut out = String::with_capacity(code.len() + code.len() / 16);
-    let mut ident = String::new();
-    let flush = |ident: &mut String, out: &mut String| {
-        match ident.as_str() {
-            "Field" => out.push_str("Limbs"),
-            name if name.starts_with("field_") => {
-                out.push_str("limbs_");
-                out.push_str(&name["field_".len()..]);
-            }
-            name => out.push_str(name),
-        }
-        ident.clear();
-    };
-    for c in code.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            ident.push(c);
-        } else {
-            flush(&mut ident, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut ident, &mut out);
-    out
+    rename_identifiers(code, |name| match name {
+        "Field" => Some("Limbs".into()),
+        _ => name.strip_prefix("field_").map(|rest| format!("limbs_{rest}")),
+    })
 }
 
 /// [`limb_level`] of `code` when values are `packed`, else `code`.
@@ -55,10 +37,10 @@ pub(super) fn limb_level_if(packed: bool, code: &str) -> String {
     }
 }
 
-/// A packed `Field` constant of `value` (already in the form it is used in).
-pub(super) fn packed_const(name: &str, doc: &str, value: &BigUint, f: &Montgomery) -> String {
+/// A packed `Field` value of `value` (already in the form it is used in).
+pub(super) fn packed_value(value: &BigUint, f: &Montgomery) -> String {
     let words: Vec<String> = pack_limbs(&f.limbs_of(value)).into_iter().map(|w| format!("{w}u")).collect();
-    format!("// {doc}\nconst {name} = Field(array<u32, {}>({}));\n", words.len(), words.join(", "))
+    format!("Field(array<u32, {}>({}))", words.len(), words.join(", "))
 }
 
 /// The types and the packed operations over the limb-level `limbs_*` functions (`field_eq`

@@ -29,7 +29,7 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     out += &mul_functions(n, rounds.min(n), batched, |rounds, k| mul_products(&p, rounds, k));
     out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
             fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
-    let limbs = (0..n).map(|j| if j < spec.coord_words { format!("w.w[{j}]") } else { "0u".into() });
+    let limbs = (0..n).map(|j| if j < spec.base_words() { format!("w.w[{j}]") } else { "0u".into() });
     out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
     out
 }

@@ -5,6 +5,8 @@ pub mod compose;
 pub mod field_gen;
 mod field_packed;
 pub mod field_wide;
+pub mod fp2;
+mod identifiers;
 pub mod inversion;
 pub mod scalar_gen;
 

@@ -5,6 +5,7 @@
 // Plain ES module without imports: it runs unchanged in Node.js, Deno and a browser Worker.
 
 // p: base field modulus, r: prime subgroup order, g: the generator (x, y), bytes: coordinate size.
+// On G2 curves a coordinate is in Fp2: [c0, c1], encoded c0 then c1, each half of the bytes.
 export const CURVES = {
   "bls12-377": {
     form: "short-weierstrass",
@@ -43,6 +44,54 @@ export const CURVES = {
       1339506544944476473020471379941921221584933875938349620426543736416511423956333506472724655353366534992391756441569n,
     ],
   },
+  "bn254-g2": {
+    form: "short-weierstrass",
+    bytes: 64,
+    p: 21888242871839275222246405745257275088696311157297823662689037894645226208583n,
+    r: 21888242871839275222246405745257275088548364400416034343698204186575808495617n,
+    g: [
+      [
+        10857046999023057135944570762232829481370756359578518086990519993285655852781n,
+        11559732032986387107991004021392285783925812861821192530917403151452391805634n,
+      ],
+      [
+        8495653923123431417604973247489272438418190587263600148770280649306958101930n,
+        4082367875863433681332203403145435568316851327593401208105741076214120093531n,
+      ],
+    ],
+  },
+  "bls12-381-g2": {
+    form: "short-weierstrass",
+    bytes: 96,
+    p: 4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787n,
+    r: 52435875175126190479447740508185965837690552500527637822603658699938581184513n,
+    g: [
+      [
+        352701069587466618187139116011060144890029952792775240219908644239793785735715026873347600343865175952761926303160n,
+        3059144344244213709971259814753781636986470325476647558659373206291635324768958432433509563104347017837885763365758n,
+      ],
+      [
+        1985150602287291935568054521177171638300868978215655730859378665066344726373823718423869104263333984641494340347905n,
+        927553665492332455747201965776037880757740193453592970025027978793976877002675564980949289727957565575433344219582n,
+      ],
+    ],
+  },
+  "bls12-377-g2": {
+    form: "short-weierstrass",
+    bytes: 96,
+    p: 258664426012969094010652733694893533536393512754914660539884262666720468348340822774968888139573360124440321458177n,
+    r: 8444461749428370424248824938781546531375899335154063827935233455917409239041n,
+    g: [
+      [
+        233578398248691099356572568220835526895379068987715365179118596935057653620464273615301663571204657964920925606294n,
+        140913150380207355837477652521042157274541796891053068589147167627541651775299824604154852141315666357241556069118n,
+      ],
+      [
+        63160294768292073209381361943935198908131692476676907196754037919244929611450776219210369229519898517858833747423n,
+        149157405641012693445398062341192467754805999074082136895788947234480009303640899064710353187729182149407503257491n,
+      ],
+    ],
+  },
 };
 
 const SCALAR_BYTES = 32;
@@ -68,16 +117,25 @@ const concat = (parts) => {
   return out;
 };
 
+/** The encoding of one coordinate on `curve`: an integer, or [c0, c1] in Fp2. */
+function coordinate(curve, c) {
+  const { bytes } = CURVES[curve];
+  return Array.isArray(c) ? concat(c.map((v) => le(v, bytes / 2))) : le(c, bytes);
+}
 /** The points encoding of affine points [[x, y], …] on `curve`. */
-export const points = (curve, list) => concat(list.flatMap(([x, y]) => [le(x, CURVES[curve].bytes), le(y, CURVES[curve].bytes)]));
+export const points = (curve, list) => concat(list.flatMap(([x, y]) => [coordinate(curve, x), coordinate(curve, y)]));
 /** The scalars encoding of integers below 2^256. */
 export const scalars = (list) => concat(list.map((k) => le(k, SCALAR_BYTES)));
 /** The identity: (0, 0) on the short Weierstrass curves, (0, 1) on the Edwards curve. */
 export const identity = (curve) => (CURVES[curve].form === "twisted-edwards" ? [0n, 1n] : [0n, 0n]);
+/** −c of a coordinate (each component of an Fp2 one). */
+const minus = (p, c) => (Array.isArray(c) ? c.map((v) => (p - v) % p) : (p - c) % p);
+/** c + 1 of a coordinate (its c0 in Fp2). */
+const plusOne = (p, c) => (Array.isArray(c) ? [(c[0] + 1n) % p, c[1]] : (c + 1n) % p);
 /** −P: (x, −y) on short Weierstrass curves, (−x, y) on twisted Edwards curves. */
 export function negate(curve, [x, y]) {
   const { p, form } = CURVES[curve];
-  return form === "twisted-edwards" ? [(p - x) % p, y] : [x, (p - y) % p];
+  return form === "twisted-edwards" ? [minus(p, x), y] : [x, minus(p, y)];
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -229,9 +287,13 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
 
   // Bad input: each rejects with an Error naming the problem.
   await t("bad inputs reject with named errors", async () => {
-    const offCurve = [g[0], (g[1] + 1n) % p];
+    const offCurve = [g[0], plusOne(p, g[1])];
+    // x = p: out of range (in Fp2 its c0, then its c1).
+    const outOfRange = Array.isArray(g[0]) ? [[[p, g[0][1]], g[1]], [[g[0][0], p], g[1]]] : [[p, g[1]]];
     await expectRejection(ctx.msm(curve, points(curve, [g, offCurve]), scalars([1n, 1n])), /^point 1 is not on the curve$/);
-    await expectRejection(ctx.msm(curve, points(curve, [[p, g[1]]]), scalars([1n])), /^point 0: coordinate is not below the field modulus$/);
+    for (const bad of outOfRange) {
+      await expectRejection(ctx.msm(curve, points(curve, [bad]), scalars([1n])), /^point 0: coordinate is not below the field modulus$/);
+    }
     await expectRejection(ctx.msm(curve, G, scalars([1n, 2n])), /^length mismatch: 1 points but 2 scalars$/);
     await expectRejection(ctx.msm(curve, G.subarray(1), scalars([1n])), /^points buffer of \d+ bytes is not a multiple of \d+ bytes$/);
     await expectRejection(ctx.msm(curve, G, new Uint8Array(31)), /^scalars buffer of 31 bytes is not a multiple of 32 bytes$/);

@@ -1,0 +1,121 @@
+//! The quadratic extension Fp2 = Fp[u]/(u² − β) in WGSL, for the G2 groups of pairing-friendly
+//! curves. The base field's generated module is renamed into an `fp` namespace
+//! ([`base_namespace`]: `Field` → `Fp`, `field_*` → `fp_*`, `FIELD_*` → `FP_*`, …); then
+//! `shaders/fp2.wgsl` and the batches generated here define `Field` and the `field_*` functions
+//! over pairs of base elements, so the curve formulas and stages run over Fp2 unchanged.
+
+use std::fmt::Write;
+
+use num_bigint::BigUint;
+
+use super::field_gen::MAX_BATCH;
+use super::identifiers::rename_identifiers;
+
+/// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
+/// and `Words` become `Fp`, `PackedFp`, `FpXK` and `FpWords`; `field_*` functions and `FIELD_*`
+/// constants `fp_*` and `FP_*`; `R2_MOD_P`, `ARK_TO_MONT` and `words_below_p` get an `fp` prefix.
+/// The limb constants (`LIMBS`, `P`, `MU`, …) keep their names: only the base field has limbs.
+pub(super) fn base_namespace(code: &str) -> String {
+    rename_identifiers(code, |name| match name {
+        "Field" => Some("Fp".into()),
+        "PackedField" => Some("PackedFp".into()),
+        "Words" => Some("FpWords".into()),
+        "R2_MOD_P" | "ARK_TO_MONT" => Some(format!("FP_{name}")),
+        "words_below_p" => Some(format!("fp_{name}")),
+        _ => {
+            if let Some(rest) = name.strip_prefix("field_") {
+                Some(format!("fp_{rest}"))
+            } else if let Some(rest) = name.strip_prefix("FIELD_") {
+                Some(format!("FP_{rest}"))
+            } else {
+                name.strip_prefix("FieldX").map(|k| format!("FpX{k}"))
+            }
+        }
+    })
+}
+
+/// The Fp2 layer over `base` (the base field's module already in the `fp` namespace), for the
+/// non-residue β (u² = β) of the base field with modulus `p`.
+pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint) -> String {
+    let mut out = base;
+    out += &mul_by_nonresidue(p, nonresidue);
+    out += include_str!("../../shaders/fp2.wgsl");
+    out += &batches();
+    out
+}
+
+/// `fp_mul_by_nonresidue(a)` = β·a: an addition chain when β or −β is a small integer (−1 on
+/// BN254 and BLS12-381, −5 on BLS12-377), else a multiplication by the constant.
+fn mul_by_nonresidue(p: &BigUint, nonresidue: &BigUint) -> String {
+    let negated = p - nonresidue;
+    let (k, negate) = if nonresidue.bits() <= 6 { (nonresidue, false) } else { (&negated, true) };
+    assert!(k.bits() <= 6, "non-residue {nonresidue} is not a small integer or its negation");
+    let k = k.iter_u32_digits().next().unwrap_or(0);
+    assert!(k > 0, "the non-residue is not zero");
+    let mut c = format!(
+        "// β·a for the non-residue β = {}{k}.\nfn fp_mul_by_nonresidue(a: Fp) -> Fp {{\n",
+        if negate { "−" } else { "" }
+    );
+    c += "    var r = a;\n";
+    // Double-and-add from the top bit of k.
+    for bit in (0..31 - k.leading_zeros()).rev() {
+        c += "    r = fp_add(r, r);\n";
+        if (k >> bit) & 1 == 1 {
+            c += "    r = fp_add(r, a);\n";
+        }
+    }
+    c += if negate { "    return fp_sub(FP_ZERO, r);\n}\n" } else { "    return r;\n}\n" };
+    c
+}
+
+/// `field_mul_xK` over Fp2 for K = 2..=MAX_BATCH: the 3K base products of K Karatsuba
+/// multiplications in batches of at most `MAX_BATCH` (`fp_mul_xK` keeps the base field's
+/// batching: one loop per batch on software GPUs, one product at a time on hardware GPUs).
+fn batches() -> String {
+    let mut out = String::new();
+    for k in 2..=MAX_BATCH {
+        let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
+        let _ = writeln!(out, "struct FieldX{k} {{ r: array<Field, {k}> }}");
+        let _ = writeln!(out, "fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", "));
+        let per_batch = MAX_BATCH / 3;
+        let mut results = Vec::new();
+        for (batch, first) in (0..k).step_by(per_batch).enumerate() {
+            let products: Vec<usize> = (first..k.min(first + per_batch)).collect();
+            let operands: Vec<String> = products
+                .iter()
+                .map(|i| {
+                    format!("a{i}.c0, b{i}.c0, a{i}.c1, b{i}.c1, fp_add(a{i}.c0, a{i}.c1), fp_add(b{i}.c0, b{i}.c1)")
+                })
+                .collect();
+            let _ = writeln!(out, "    let m{batch} = fp_mul_x{}({});", 3 * products.len(), operands.join(", "));
+            for j in 0..products.len() {
+                results.push(format!(
+                    "fp2_from_products(m{batch}.r[{}], m{batch}.r[{}], m{batch}.r[{}])",
+                    3 * j,
+                    3 * j + 1,
+                    3 * j + 2
+                ));
+            }
+        }
+        let _ = writeln!(out, "    return FieldX{k}(array<Field, {k}>({}));\n}}", results.join(", "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_namespace;
+
+    #[test]
+    fn base_names_move_into_the_fp_namespace() {
+        let code = "struct FieldX2 { r: array<Field, 2> }\nfn field_mul_x2(a: Field) -> FieldX2 {}\n\
+                    const FIELD_ONE = Field(array<u32, 2>(1u, 0u));\nfn words_below_p(w: Words) -> bool {}\n\
+                    fn f(p: PackedField) -> Field { return field_mul(p, R2_MOD_P) + ARK_TO_MONT + LIMBS; }";
+        assert_eq!(
+            base_namespace(code),
+            "struct FpX2 { r: array<Fp, 2> }\nfn fp_mul_x2(a: Fp) -> FpX2 {}\n\
+             const FP_ONE = Fp(array<u32, 2>(1u, 0u));\nfn fp_words_below_p(w: FpWords) -> bool {}\n\
+             fn f(p: PackedFp) -> Fp { return fp_mul(p, FP_R2_MOD_P) + FP_ARK_TO_MONT + LIMBS; }"
+        );
+    }
+}
