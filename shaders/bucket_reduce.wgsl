@@ -25,24 +25,26 @@
 // carries[w·C + k]: chunk k's piece of the bucket that was already open when the chunk began.
 @group(0) @binding(5) var<storage, read> carries: array<PointPacked>;
 
-// Pieces of bucket j (global index; window w): 0 when empty, else 1 + the chunks after its
-// first that it reaches into.
+// Pieces of bucket j (global index; window w): 0 when empty, else 1 + its carries (one in each
+// chunk after its first that it reaches into), which combine_carries (chunks.wgsl) has added up
+// in groups of plan.carry_group: one per group.
 fn pieces(j: u32, w: u32) -> u32 {
     let start = bucket_starts[j];
     let end = bucket_ends[j];
     if (start == end) {
         return 0u;
     }
-    return 1u + (end - 1u - w * plan.n) / plan.chunk_len - (start - w * plan.n) / plan.chunk_len;
+    let carries = (end - 1u - w * plan.n) / plan.chunk_len - (start - w * plan.n) / plan.chunk_len;
+    return 1u + (carries + plan.carry_group - 1u) / plan.carry_group;
 }
 
-// Piece i of bucket j: its first piece, then the carries of the chunks after the first.
+// Piece i of bucket j: its first piece, then its carries, the first of each group.
 fn piece(j: u32, w: u32, i: u32) -> Point {
     if (i == 0u) {
         return point_unpack(buckets[j]);
     }
-    let first_chunk = (bucket_starts[j] - w * plan.n) / plan.chunk_len;
-    return point_unpack(carries[w * plan.chunks_per_window + first_chunk + i]);
+    let first_carry = (bucket_starts[j] - w * plan.n) / plan.chunk_len + 1u;
+    return point_unpack(carries[w * plan.chunks_per_window + first_carry + (i - 1u) * plan.carry_group]);
 }
 
 // The thread's work is a sequence of point additions, all through ONE call of point_add:

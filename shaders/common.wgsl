@@ -53,6 +53,9 @@ struct Plan {
     // Precompute factor F (src/plan.rs, Plan::fold): the stored points are m points and their
     // multiples 2^(j·c·W)·P, j < F, point j·m + i; 1 for none.
     fold: u32,
+    // Carries per group G (src/plan.rs, Plan::carry_group): 1, or on hardware GPUs the groups
+    // combine_carries (chunks.wgsl) adds into their first carry before bucket_reduce.
+    carry_group: u32,
 }
 
 // Windows of all scalar sets, S·K (Plan::all_windows).

@@ -481,6 +481,7 @@ impl MsmContext {
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
         let spec = runner.spec;
+        let plan = &plan.for_form(runner.kernels().form);
         let sizes = runner.run_sizes(plan, points);
         if !lease.covers(&sizes) {
             let fresh = self

@@ -27,28 +27,41 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
             let inversions = (plan.chunk_len as u64 - 1) * plan.affine_step_threads() as u64;
             additions * muls.affine_add + inversions * inversion_muls(&spec.field)
         }
-        Step::BucketReduce => (reduction_additions(plan) + bucket_pieces(plan, counts)) * muls.add,
+        Step::CombineCarries => (chunk_carries(plan, counts) - grouped_carries(plan, counts)) * muls.add,
+        Step::BucketReduce => {
+            let firsts = counts.iter().filter(|&&c| c > 0).count() as u64;
+            (reduction_additions(plan) + firsts + grouped_carries(plan, counts)) * muls.add
+        }
         Step::SumWindows => plan.all_windows() as u64 * (plan.segments as u64 - 1) * muls.add,
     };
     Step::ALL.into_iter().map(|step| (step, of(step))).collect()
 }
 
-/// Carries that `bucket_reduce` adds besides the buckets' first pieces: for each bucket, the
+/// Each non-empty bucket's carries: the chunks after its first that it reaches into.
+fn bucket_carries<'a>(plan: &'a Plan, counts: &'a [u32]) -> impl Iterator<Item = u64> + 'a {
+    let (n, s) = (plan.n as u64, plan.chunk_len as u64);
+    counts.chunks_exact(plan.num_buckets as usize).enumerate().flat_map(move |(w, window)| {
+        let window_start = w as u64 * n;
+        window.iter().filter(|&&count| count > 0).scan(window_start, move |start, &count| {
+            let end = *start + count as u64;
+            let carries = (end - 1 - window_start) / s - (*start - window_start) / s;
+            *start = end;
+            Some(carries)
+        })
+    })
+}
+
+/// Carries the accumulation leaves besides the buckets' first pieces: for each bucket, the
 /// chunks after its first that it reaches into.
 pub fn chunk_carries(plan: &Plan, counts: &[u32]) -> u64 {
-    let (n, s) = (plan.n as u64, plan.chunk_len as u64);
-    let mut carries = 0;
-    for (w, window) in counts.chunks_exact(plan.num_buckets as usize).enumerate() {
-        let mut start = w as u64 * n;
-        for &count in window {
-            if count > 0 {
-                let end = start + count as u64;
-                carries += (end - 1 - w as u64 * n) / s - (start - w as u64 * n) / s;
-                start = end;
-            }
-        }
-    }
-    carries
+    bucket_carries(plan, counts).sum()
+}
+
+/// Carries that `bucket_reduce` adds: one per group of [`Plan::carry_group`] carries of a
+/// bucket (`combine_carries` added up each group's others).
+pub fn grouped_carries(plan: &Plan, counts: &[u32]) -> u64 {
+    let group = plan.carry_group as u64;
+    bucket_carries(plan, counts).map(|carries| carries.div_ceil(group)).sum()
 }
 
 /// Pieces of buckets over all chunks: each non-empty bucket's first piece, plus its carries.

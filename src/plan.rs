@@ -2,6 +2,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::wgsl::MulForm;
+
 /// Widest window the pipeline uses. Wider windows need more bucket memory than WebGPU's default
 /// 128 MiB binding allows at 2^20 points, and bucket reduction cost doubles per extra bit.
 pub const MAX_WINDOW_BITS: u32 = 15;
@@ -12,6 +14,22 @@ pub const MIN_WINDOW_BITS: u32 = 2;
 pub const MAX_SEGMENTS: u32 = 256;
 /// Buckets each reduction thread walks at least (its fixed cost is a small scalar multiplication).
 pub const MIN_SEGMENT_LEN: u32 = 32;
+/// Reduction threads a plan aims for on hardware GPUs ([`Plan::for_form`]). Each reduction
+/// thread's running sum is a serial chain of additions, so a GPU needs tens of thousands of them
+/// in flight: on an H100 (132 SMs) the 2,560 threads of 2^16 points left most schedulers idle,
+/// and the reduction took 5.6 of bn254's 8.5 ms. 2^15 threads fill a device's register file at
+/// about 128 registers per thread.
+pub const HARDWARE_REDUCTION_THREADS: u32 = 1 << 15;
+/// Fewest buckets per reduction thread in a plan split for a hardware GPU: below it, a thread's
+/// scalar multiplication (about 1.5·c additions) outweighs its running sum (2 per bucket).
+pub const MIN_HARDWARE_SEGMENT_LEN: u32 = 8;
+/// Carries per group on hardware GPUs ([`Plan::carry_group`]). A bucket that spans many chunks
+/// leaves a carry in each chunk after its first, and one reduction thread adds them one after
+/// another: a window whose digits crowd into few buckets (the top window of BLS12-381's 255-bit
+/// scalars holds 1 bit at c = 15, so half the points share one bucket) made that chain 2,048
+/// additions long, 60 ms of a 2^20 call on an H100. Groups of 64 cut the longest chain
+/// (MAX_CHUNKS_PER_WINDOW carries) to 64 + 64 additions.
+pub const CARRY_GROUP: u32 = 64;
 /// Fewest CSR entries one bucket-accumulation thread adds.
 pub const MIN_CHUNK_LEN: u32 = 16;
 /// Most accumulation chunks per window. The reduction thread that adds a bucket's pieces adds
@@ -72,6 +90,10 @@ pub struct Plan {
     /// j·W + w of point i goes to window w of point j·m + i, so the F·m stored points share
     /// W windows and bucket reduction and Horner run W times instead of W·F.
     pub fold: u32,
+    /// Carries per group G: 1, or on hardware GPUs [`CARRY_GROUP`] ([`Plan::for_form`]), where
+    /// `combine_carries` first adds each group of G consecutive carries of a bucket into the
+    /// group's first, so `bucket_reduce` adds one carry per group.
+    pub carry_group: u32,
 }
 
 impl Plan {
@@ -88,6 +110,26 @@ impl Plan {
     /// This plan for `sets` scalar sets over its points ([`Plan::sets`]).
     pub fn with_sets(self, sets: u32) -> Self {
         Plan { sets, ..self }.with_affine_batch()
+    }
+
+    /// The plan as a device with field form `form` runs it. Software GPUs (batched products) run
+    /// a few threads per core, so the fewest reduction segments, whose scalar multiplications are
+    /// extra work, are fastest there: the plan is unchanged. Hardware GPUs need many threads:
+    /// segments double, down to [`MIN_HARDWARE_SEGMENT_LEN`] buckets each, until all windows
+    /// have [`HARDWARE_REDUCTION_THREADS`], and a bucket's carries are combined in groups of
+    /// [`CARRY_GROUP`] first. The window width stays as [`Plan::choose`] picked it.
+    /// Applying it twice changes nothing, so buffer sizing and dispatch can both apply it.
+    pub fn for_form(self, form: MulForm) -> Self {
+        if form.batched() {
+            return self;
+        }
+        let mut segments = self.segments;
+        while segments < self.num_buckets / MIN_HARDWARE_SEGMENT_LEN
+            && self.all_windows() * segments < HARDWARE_REDUCTION_THREADS
+        {
+            segments *= 2;
+        }
+        Plan { segments, segment_len: self.num_buckets / segments, carry_group: CARRY_GROUP, ..self }
     }
 
     /// The plan with window width `window_bits` for `n` scalars of `scalar_bits` bits.
@@ -111,6 +153,7 @@ impl Plan {
             inputs: 0,
             sets: 1,
             fold: 1,
+            carry_group: 1,
         }
         .with_affine_batch()
     }
@@ -229,6 +272,27 @@ mod tests {
                     assert_eq!(p, Plan::choose(1 << log_m, 256));
                     assert_eq!(p.folded_additions(256), p.additions());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn hardware_plans_split_the_reduction_into_more_threads() {
+        for log_n in 0..=22 {
+            let plan = Plan::choose(1 << log_n, 253);
+            assert_eq!(plan.for_form(MulForm::WIDE), plan, "software GPUs keep the plan");
+            for form in [MulForm::WIDE_GPU, MulForm::ROLLED_GPU] {
+                let split = plan.for_form(form);
+                assert_eq!(split.for_form(form), split, "idempotent");
+                let kept = Plan { segments: plan.segments, segment_len: plan.segment_len, carry_group: 1, ..split };
+                assert_eq!(kept, plan, "only the reduction's split changes");
+                assert_eq!(split.carry_group, CARRY_GROUP);
+                assert!(split.segments.is_power_of_two() && split.segments * split.segment_len == split.num_buckets);
+                assert!(split.segments >= plan.segments);
+                assert!(
+                    split.total_segments() >= HARDWARE_REDUCTION_THREADS
+                        || split.segment_len <= MIN_HARDWARE_SEGMENT_LEN.max(plan.segment_len)
+                );
             }
         }
     }

@@ -99,7 +99,8 @@ impl MsmContext {
         let spec = runner.spec;
         let (points_upload, scalars_upload) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
         let plan = Plan::choose(n as u32, spec.scalar_bits)
-            .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs());
+            .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs())
+            .for_form(runner.kernels().form);
         let source = PointSource::Upload { points: &points_upload, first: 0 };
         let pass = self.run::<G>(&plan, source, &scalars_upload, true).await?;
         let started = now_seconds();

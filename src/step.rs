@@ -176,8 +176,11 @@ pub enum Step {
     /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's last running sum into its bucket
     /// or carry.
     FinishAffineChunks,
+    /// Stage 4, hardware GPUs only ([`Plan::carry_group`] > 1): each bucket's carries added up
+    /// in groups, so no reduction thread adds a long chain of them.
+    CombineCarries,
     /// Stage 4: running-sum bucket reduction into per-segment partial sums, adding every piece
-    /// of each bucket (its first, then the carries of the later chunks it reaches into).
+    /// of each bucket (its first, then its carries, one per group).
     BucketReduce,
     /// Stage 4: each window's partial sums into one (a tree per window), so the host reads back
     /// one point per window.
@@ -186,7 +189,7 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 12] = [
+    pub const ALL: [Step; 13] = [
         Step::ConvertPoints,
         Step::PrecomputeMultiples,
         Step::ConvertScalars,
@@ -197,6 +200,7 @@ impl Step {
         Step::StartAffineChunks,
         Step::StepAffineChunks,
         Step::FinishAffineChunks,
+        Step::CombineCarries,
         Step::BucketReduce,
         Step::SumWindows,
     ];
@@ -215,17 +219,20 @@ impl Step {
             Step::StartAffineChunks => "start_affine_chunks",
             Step::StepAffineChunks => "step_affine_chunks",
             Step::FinishAffineChunks => "finish_affine_chunks",
+            Step::CombineCarries => "combine_carries",
             Step::BucketReduce => "bucket_reduce",
             Step::SumWindows => "sum_windows",
         }
     }
 
-    /// The steps the curve of `spec` runs with `accumulation`, in order (its pipelines; not
-    /// [`Step::PrecomputeMultiples`], which only some preparations need).
-    pub fn of(spec: &CurveSpec, accumulation: Accumulation) -> impl Iterator<Item = Step> {
-        let accumulation = accumulation.on(spec);
+    /// The steps the curve of `spec` runs with `kernels`, in order (its pipelines; not
+    /// [`Step::PrecomputeMultiples`], which only some preparations need, nor on software GPUs
+    /// [`Step::CombineCarries`], whose plans keep groups of 1: see [`Plan::for_form`]).
+    pub fn of(spec: &CurveSpec, kernels: Kernels) -> impl Iterator<Item = Step> {
+        let accumulation = kernels.accumulation.on(spec);
         Step::ALL.into_iter().filter(move |step| match step {
             Step::PrecomputeMultiples => false,
+            Step::CombineCarries => !kernels.form.batched(),
             Step::AccumulateChunks => accumulation != Accumulation::BatchAffine,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => {
                 accumulation == Accumulation::BatchAffine
@@ -240,7 +247,8 @@ impl Step {
             Step::ConvertPoints | Step::PrecomputeMultiples | Step::DecomposeScalars => Stage::ConvertAndDecompose,
             Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
-            Step::AccumulateChunks => Stage::Smvp,
+            // Also in the batch-affine module (chunks.wgsl); its pipeline comes from this one.
+            Step::AccumulateChunks | Step::CombineCarries => Stage::Smvp,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
             Step::BucketReduce | Step::SumWindows => Stage::BucketReduce,
         }
@@ -267,6 +275,7 @@ impl Step {
             // The first entry of every chunk is loaded by StartAffineChunks.
             Step::StepAffineChunks => plan.chunk_len - 1,
             Step::ConvertScalars => u32::from(plan.inputs & Plan::SCALARS_MONTGOMERY != 0),
+            Step::CombineCarries => u32::from(plan.carry_group > 1),
             _ => 1,
         }
     }
@@ -334,6 +343,9 @@ impl Step {
                 (6, Carries, ReadWrite),
                 (7, ChunkStates, Read),
             ],
+            Step::CombineCarries => {
+                &[(0, Plan, Read), (1, BucketStarts, Read), (2, BucketCounts, Read), (6, Carries, ReadWrite)]
+            }
             Step::BucketReduce => &[
                 (0, Plan, Read),
                 (1, Buckets, Read),
@@ -356,7 +368,7 @@ impl Step {
             Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.scalars_per_set()),
             // One workgroup per window.
             Step::ScanBucketCounts | Step::SumWindows => (plan.all_windows(), 1),
-            Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks => {
+            Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks | Step::CombineCarries => {
                 dispatch_size(plan.total_chunks())
             }
             Step::StepAffineChunks => dispatch_size(plan.affine_step_threads()),

@@ -5,7 +5,7 @@ use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
-use webgpu_msm::step::{Access, Accumulation, Step};
+use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
 use webgpu_msm::wgsl::field_wide::mont_mul_wide;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveId, CurveSpec};
@@ -68,7 +68,8 @@ fn step_table_matches_the_shaders() {
     for ((spec, base_form), accumulation) in cases {
         let accumulation = accumulation.on(spec);
         // With the step that is compiled on demand, which holds to the table too.
-        let steps = || Step::of(spec, accumulation).chain([Step::PrecomputeMultiples]);
+        let kernels = Kernels { form: base_form, accumulation };
+        let steps = || Step::of(spec, kernels).chain([Step::PrecomputeMultiples]);
         // Each module as the pipelines compile it: a stage in the form of its steps.
         let modules = Stage::ALL.into_iter().flat_map(|stage| {
             let mut forms: Vec<MulForm> = steps().filter(|s| s.stage() == stage).map(|s| s.form(base_form)).collect();

@@ -69,7 +69,7 @@ impl CurvePipelines {
     /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
     pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
         let mut by_stage: Vec<StageCode> = Vec::new();
-        for step in Step::of(spec, kernels.accumulation) {
+        for step in Step::of(spec, kernels) {
             let (stage, form) = (step.stage(), step.form(kernels.form));
             match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
                 Some(module) => module.steps.push(step),

@@ -218,7 +218,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
         Some(c) => Plan::with_window(n as u32, spec.scalar_bits, c),
         None => Plan::choose(n as u32, spec.scalar_bits),
     }
-    .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY);
+    .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY)
+    .for_form(form_of::<G>(ctx));
     // The upload is arkworks' own limbs; the CPU models start from canonical scalar words.
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
@@ -320,7 +321,9 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
             }
             let w = j as u32 / plan.num_buckets;
             let (first, last) = ((start - w * n32) / s, (end - 1 - w * n32) / s);
-            (first + 1..=last).fold(decode(&firsts[j * point_words..(j + 1) * point_words]), |sum, k| {
+            // After combine_carries, the first carry of each group holds the group's sum.
+            let groups = (first + 1..=last).step_by(plan.carry_group as usize);
+            groups.fold(decode(&firsts[j * point_words..(j + 1) * point_words]), |sum, k| {
                 let slot = (w * c + k) as usize * point_words;
                 sum + decode(&carries[slot..slot + point_words])
             })
@@ -338,7 +341,12 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     assert!(partials == cpu_model::bucket_reduce::<G>(&gpu_buckets, &plan), "stage 4 partials");
     assert!(window_sums == cpu_model::sum_windows::<G>(&partials, &plan), "stage 4 window sums");
     if skewed {
-        assert!(crate::cost::chunk_carries(&plan, &counts) > 20, "buckets spanning many chunks were exercised");
+        let carries = crate::cost::chunk_carries(&plan, &counts);
+        assert!(carries > 20, "buckets spanning many chunks were exercised");
+        if plan.carry_group > 1 {
+            let grouped = crate::cost::grouped_carries(&plan, &counts);
+            assert!(carries > 2 * plan.carry_group as u64 && grouped < carries, "several groups of carries");
+        }
     }
 
     // Host combination: the arkworks result.
@@ -459,6 +467,9 @@ macro_rules! curve_tests {
                 stages_match_cpu_models::<G>(shared_context(), 500, None, true);
                 if tests_every_form::<G>() {
                     stages_match_cpu_models::<G>(shared_gpu_form_context(), 700, None, false);
+                    // Carries in several groups (combine_carries): 188 chunks of 16 per window,
+                    // 90% of the points in one bucket.
+                    stages_match_cpu_models::<G>(shared_gpu_form_context(), 3000, Some(13), true);
                     stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
                     stages_match_cpu_models::<G>(shared_gpu_narrow_context(), 700, None, false);
                 }

@@ -20,6 +20,7 @@ impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels`.
     pub(crate) fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
         let spec = spec.running(kernels.accumulation);
+        let plan = &plan.for_form(kernels.form);
         let n = plan.n as u64;
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
