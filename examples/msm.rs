@@ -7,11 +7,14 @@
 //! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
 //! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
 //! forces the 13-bit-limb form browsers run on software GPUs, `--field narrow-gpu` the one they
-//! run on hardware GPUs (packed, products one after another), `--field wide` the 32-bit one;
+//! run on hardware GPUs (packed, products one after another), `--field wide` the 32-bit one
+//! (`wide-gpu` with products one after another; `-R` after either: R rounds per loop);
 //! by default the context picks wide where the device has 64-bit integers. `--accumulation
 //! batch-affine|projective` fixes stage 3's accumulation on short Weierstrass curves. By default
 //! the context calibrates both on the curve's first use (the cold call) and prints what it
 //! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
+//! `--warm-calls N` adds N warm calls back to back (median and fastest): interleaved with
+//! arkworks, a hardware GPU idles between calls and may lower its clocks.
 
 use std::time::Instant;
 
@@ -36,16 +39,22 @@ fn main() {
         Some("narrow") => Some(MulForm::ROLLED),
         Some("narrow-gpu") => Some(MulForm::ROLLED_GPU),
         Some("wide") => Some(MulForm::WIDE),
+        Some("wide-gpu") => Some(MulForm::WIDE_GPU),
+        Some(other) if other.starts_with("wide-gpu-") => {
+            let rounds = other[9..].parse().expect("--field wide-gpu-R: R rounds per loop");
+            Some(MulForm::Wide { rounds, batched: false })
+        }
         Some(other) if other.starts_with("wide-") => {
             let rounds = other[5..].parse().expect("--field wide-R: R rounds per loop");
             Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, narrow-gpu (packed, products one after another), wide or wide-R (R rounds per loop)");
+            eprintln!("unknown --field {other}: use narrow, narrow-gpu (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
             std::process::exit(2);
         }
     };
     let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
+    let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));
     let accumulation = match value("--accumulation").as_deref() {
         None => None,
         Some("projective") => Some(Accumulation::Projective),
@@ -63,7 +72,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let ok = curve.call(Run { log_size, profile, form, accumulation, calibrate_all });
+    let ok = curve.call(Run { log_size, profile, form, accumulation, calibrate_all, warm_calls });
     std::process::exit(if ok { 0 } else { 1 });
 }
 
@@ -74,6 +83,7 @@ struct Run {
     form: Option<MulForm>,
     accumulation: Option<Accumulation>,
     calibrate_all: bool,
+    warm_calls: usize,
 }
 
 impl CurveFn for Run {
@@ -102,7 +112,7 @@ fn median(times: &mut [std::time::Duration]) -> std::time::Duration {
 }
 
 fn run<G: GpuCurve>(settings: &Run) -> bool {
-    let Run { log_size, profile, form, accumulation, calibrate_all } = *settings;
+    let Run { log_size, profile, form, accumulation, calibrate_all, warm_calls } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
     let n = 1usize << log_size;
@@ -183,11 +193,41 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     println!("arkworks VariableBaseMSM::msm (same input, this build's threads, median of {rounds}): {ark_time:.2?}");
     println!("warm GPU / arkworks = {:.2}", warm_time.as_secs_f64() / ark_time.as_secs_f64());
     let mut verified = cold == expected && warm.iter().all(|w| *w == expected);
-    if profile {
-        verified &= print_profile(&ctx, &points, &scalars, &expected);
+    if warm_calls > 0 {
+        verified &= print_back_to_back(&ctx, &points, &scalars, &expected, warm_calls);
     }
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
+    if profile {
+        // The profiled run takes one pass: the first pass's points of a larger input.
+        let pass = n.min(ctx.max_pass_points::<G>());
+        let expected =
+            if pass == n { expected } else { G::Group::msm(&points[..pass], &scalars[..pass]).expect("same lengths") };
+        let profiled = print_profile(&ctx, &points[..pass], &scalars[..pass], &expected);
+        println!("profiled result {}", if profiled { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
+        verified &= profiled;
+    }
     verified
+}
+
+/// Times `calls` warm calls back to back; whether every result was right.
+fn print_back_to_back<G: GpuCurve>(
+    ctx: &MsmContext,
+    points: &[G],
+    scalars: &[G::ScalarField],
+    expected: &G::Group,
+    calls: usize,
+) -> bool {
+    let mut times = Vec::new();
+    let mut right = true;
+    for _ in 0..calls {
+        let started = Instant::now();
+        let result = pollster::block_on(ctx.msm(points, scalars));
+        times.push(started.elapsed());
+        right &= result.as_ref() == Ok(expected);
+    }
+    let fastest = *times.iter().min().expect("at least one call");
+    println!("GPU warm back to back (median of {calls}): {:.2?}, fastest {fastest:.2?}", median(&mut times));
+    right
 }
 
 /// Prints the field-multiplication rate and a profiled run; whether its result was right.
@@ -216,8 +256,13 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
     };
     let plan = &profile.plan;
     println!(
-        "profiled run: c = {}, {} windows, {} buckets/window, {} entries per accumulation thread",
-        plan.window_bits, plan.num_windows, plan.num_buckets, plan.chunk_len
+        "profiled run of {} points: c = {}, {} windows, {} buckets/window, {} entries per accumulation thread, {} reduction threads per window",
+        points.len(),
+        plan.window_bits,
+        plan.num_windows,
+        plan.num_buckets,
+        plan.chunk_len,
+        plan.segments
     );
     println!("{:<24} {:>10} {:>14} {:>11}", "step", "time", "field muls", "efficiency");
     for step in &profile.steps {

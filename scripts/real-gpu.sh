@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The main job, the host share and the GPU tests on a machine with a hardware GPU, from binaries
+# built on another machine (release builds of the examples `msm` and `host_share` with
+# `--features arkworks-parallel`, so arkworks' reference MSM uses every core, and the test
+# binaries). Everything goes into one log, appended as it runs, so a run cut short still leaves
+# what it measured; the last lines are a summary table.
+#
+#   scripts/real-gpu.sh BIN_DIR LOG DEADLINE_SECONDS PHASE...
+#
+# BIN_DIR holds msm, host_share and the test binaries (msm-tests, lib-tests, bytes-tests,
+# reliability-tests), and optionally msm-base, the main job of another build to compare with.
+# Phases, in the order given: g1 (every G1 curve at SIZES), base (msm-base at 2^16 and 2^20),
+# forms (straight-line 32-bit multiplication against the default loop of 4 rounds), g2 (the G2
+# groups at 2^16 and 2^20), host (host share at 2^20), tests (the GPU tests, CI=true). SIZES,
+# CURVES and G2_CURVES override the sweeps; FORMS, FORMS_CURVES and FORMS_SIZE the forms phase;
+# TEST_ARGS go to every test binary. BENCHMARKS.md ("Real GPU") records what it printed.
+set -u
+bin=$1
+log=$2
+deadline=$((SECONDS + $3))
+shift 3
+sizes=${SIZES:-"16 20 22 18"}
+curves=${CURVES:-"bn254 bls12-381 bls12-377 ed-on-bls12-377"}
+g2_curves=${G2_CURVES:-"bn254-g2 bls12-381-g2 bls12-377-g2"}
+summary=$(mktemp)
+
+# Runs "$@" with what is left of the deadline (at most $limit seconds), appending to the log.
+step() {
+    local limit=$1
+    shift
+    local left=$((deadline - SECONDS))
+    if ((left < 15)); then
+        echo "skipped (deadline): $*" >>"$log"
+        return 1
+    fi
+    ((limit > left)) && limit=$left
+    echo "=== $* (limit ${limit}s)" >>"$log"
+    local started=$SECONDS
+    timeout "$limit" "$@" >>"$log" 2>&1
+    local rc=$?
+    echo "=== rc $rc after $((SECONDS - started))s" >>"$log"
+    return $rc
+}
+
+# One line of the summary from the main job's output for a label and size.
+summarize() {
+    local curve=$1 size=$2 from=$3
+    tail -n +"$from" "$log" | awk -v c="$curve" -v s="$size" '
+        /^kernels:/ { sub(/^kernels: /, ""); kernels = $0 }
+        /^GPU cold/ { cold = $NF }
+        /^GPU warm \(median/ { warm = $NF }
+        /^GPU warm back to back/ { b2b = $(NF - 2); sub(/,$/, "", b2b); fastest = $NF }
+        /^arkworks VariableBaseMSM/ { ark = $NF }
+        /^warm GPU \/ arkworks/ { ratio = $NF }
+        /^result/ { result = $2 }
+        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, kernels }' >>"$summary"
+}
+
+{
+    date -u
+    nvidia-smi -L 2>&1
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1
+    nproc
+} >>"$log"
+
+# The main job: label, binary, curve, size, extra flags.
+main_job() {
+    local label=$1 binary=$2 curve=$3 size=$4
+    shift 4
+    local from
+    from=$(($(wc -l <"$log") + 1))
+    step 150 "$bin/$binary" --curve "$curve" --log-size "$size" --profile --warm-calls 10 "$@"
+    summarize "$label" "$size" "$from"
+}
+
+for phase in "$@"; do
+    case $phase in
+    g1)
+        for size in $sizes; do
+            for curve in $curves; do
+                main_job "$curve" msm "$curve" "$size"
+            done
+        done
+        ;;
+    base)
+        for size in 16 20; do
+            for curve in $curves; do
+                main_job "$curve (base)" msm-base "$curve" "$size"
+            done
+        done
+        ;;
+    forms)
+        for curve in ${FORMS_CURVES:-bn254 bls12-381}; do
+            for form in ${FORMS:-wide-gpu-12}; do
+                main_job "$curve $form" msm "$curve" "${FORMS_SIZE:-20}" --field "$form"
+            done
+        done
+        ;;
+    g2)
+        for size in 16 20; do
+            for curve in $g2_curves; do
+                main_job "$curve" msm "$curve" "$size"
+            done
+        done
+        ;;
+    host)
+        for curve in bls12-377 bn254; do
+            step 120 "$bin/host_share" --curve "$curve" --log-size 20
+        done
+        ;;
+    tests)
+        for tests in msm-tests lib-tests bytes-tests reliability-tests; do
+            # shellcheck disable=SC2086 # TEST_ARGS: libtest's own arguments, e.g. --skip g2
+            CI=true step 400 "$bin/$tests" --test-threads 1 ${TEST_ARGS:-}
+        done
+        ;;
+    esac
+done
+
+{
+    echo "=== summary"
+    cat "$summary"
+} >>"$log"
+rm -f "$summary"
