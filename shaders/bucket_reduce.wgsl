@@ -26,7 +26,7 @@
 @group(0) @binding(5) var<storage, read> carries: array<PointPacked>;
 
 // Pieces of bucket j (global index; window w): 0 when empty, else 1 + its carries (one in each
-// chunk after its first that it reaches into), which combine_carries (chunks.wgsl) has added up
+// chunk after its first that it reaches into), which combine_carries (smvp.wgsl) has added up
 // in groups of plan.carry_group: one per group.
 fn pieces(j: u32, w: u32) -> u32 {
     let start = bucket_starts[j];

@@ -54,7 +54,7 @@ struct Plan {
     // multiples 2^(j·c·W)·P, j < F, point j·m + i; 1 for none.
     fold: u32,
     // Carries per group G (src/plan.rs, Plan::carry_group): 1, or on hardware GPUs the groups
-    // combine_carries (chunks.wgsl) adds into their first carry before bucket_reduce.
+    // combine_carries (smvp.wgsl) adds into their first carry before bucket_reduce.
     carry_group: u32,
 }
 

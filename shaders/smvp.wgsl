@@ -40,3 +40,39 @@ fn accumulate_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     }
     flush(j, acc, chunk, start);
 }
+
+// Stage 4a, hardware GPUs only (plan.carry_group = G > 1; src/plan.rs, CARRY_GROUP): a bucket
+// that spans many chunks has a carry in each chunk after its first, at chunks a … b, and
+// bucket_reduce adds a bucket's pieces one after another, a chain of up to C additions in one
+// thread when a window's digits crowd into few buckets. Here the carries are combined in groups
+// of G from a: thread (w, k) whose chunk starts group a + m·G adds the group's other carries
+// into its own, so bucket_reduce adds ceil((b − a + 1) / G) carries per bucket.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn combine_carries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = thread_index(gid, nwg);
+    if (c >= all_windows(plan) * plan.chunks_per_window) {
+        return;
+    }
+    let range = chunk_range(c);
+    if (range.x >= range.y) {
+        return;
+    }
+    let w = c / plan.chunks_per_window;
+    let k = c % plan.chunks_per_window;
+    // The bucket open at the chunk's start; the chunk holds a carry when it began earlier.
+    let j = bucket_containing(w, range.x);
+    if (bucket_starts[j] >= range.x) {
+        return;
+    }
+    let first_carry = (bucket_starts[j] - w * plan.n) / plan.chunk_len + 1u;
+    let last_carry = (bucket_ends[j] - 1u - w * plan.n) / plan.chunk_len;
+    if ((k - first_carry) % plan.carry_group != 0u) {
+        return;
+    }
+    let last = min(k + plan.carry_group - 1u, last_carry);
+    var sum = point_unpack(carries[c]);
+    for (var i = c + 1u; i <= c + last - k; i = i + 1u) {
+        sum = point_add(sum, point_unpack(carries[i]));
+    }
+    carries[c] = point_pack(sum);
+}

@@ -247,7 +247,7 @@ impl Step {
             Step::ConvertPoints | Step::PrecomputeMultiples | Step::DecomposeScalars => Stage::ConvertAndDecompose,
             Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
-            // Also in the batch-affine module (chunks.wgsl); its pipeline comes from this one.
+            // Batch-affine kernels on hardware GPUs compile this module for it.
             Step::AccumulateChunks | Step::CombineCarries => Stage::Smvp,
             Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
             Step::BucketReduce | Step::SumWindows => Stage::BucketReduce,
