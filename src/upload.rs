@@ -21,11 +21,35 @@ pub(crate) trait Upload: Sync {
     fn byte_len(&self) -> usize;
     /// Writes exactly [`Upload::byte_len`] bytes into `out`.
     fn write(&self, out: wgpu::WriteOnly<'_, [u8]>);
+    /// This upload as consecutive uploads of whole elements, about `parts` of them, whose bytes
+    /// one after another are its bytes, so that each can be written on a thread of its own;
+    /// empty where it does not split.
+    fn split(&self, _parts: usize) -> Vec<Box<dyn Upload + '_>> {
+        Vec::new()
+    }
     /// The bytes themselves, when the upload is a byte slice as it is: they go to
     /// `queue.write_buffer` directly, which in browsers hands WebGPU a view of the WASM memory
     /// instead of filling an intermediate buffer first.
     fn as_bytes(&self) -> Option<&[u8]> {
         None
+    }
+}
+
+impl<T: Upload + ?Sized> Upload for &T {
+    fn byte_len(&self) -> usize {
+        (**self).byte_len()
+    }
+
+    fn write(&self, out: wgpu::WriteOnly<'_, [u8]>) {
+        (**self).write(out)
+    }
+
+    fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
+        (**self).split(parts)
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        (**self).as_bytes()
     }
 }
 
@@ -108,6 +132,10 @@ impl<G: GpuCurve> Upload for Points<'_, G> {
             Points::Arkworks(points) => G::write_montgomery(points, out),
             Points::Bytes(bytes) => bytes.write(out),
         }
+    }
+
+    fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
+        split_ranges(self.len(), parts).map(|range| Box::new(self.pass(range)) as Box<dyn Upload>).collect()
     }
 
     fn as_bytes(&self) -> Option<&[u8]> {
@@ -194,6 +222,10 @@ impl<G: GpuCurve> Upload for Scalars<'_, G> {
         }
     }
 
+    fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
+        split_ranges(self.len(), parts).map(|range| Box::new(self.pass(range)) as Box<dyn Upload>).collect()
+    }
+
     fn as_bytes(&self) -> Option<&[u8]> {
         match self {
             Scalars::Arkworks(_) => None,
@@ -219,12 +251,23 @@ impl<G: GpuCurve> Upload for ScalarSets<'_, G> {
         }
     }
 
+    fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
+        let per_set = parts.div_ceil(self.0.len().max(1));
+        self.0.iter().flat_map(|set| set.split(per_set)).collect()
+    }
+
     fn as_bytes(&self) -> Option<&[u8]> {
         match self.0.as_slice() {
             [one] => one.as_bytes(),
             _ => None,
         }
     }
+}
+
+/// `0..len` cut into at most `parts` consecutive ranges of nearly equal lengths, none empty.
+fn split_ranges(len: usize, parts: usize) -> impl Iterator<Item = Range<usize>> {
+    let step = len.div_ceil(parts.max(1)).max(1);
+    (0..len).step_by(step).map(move |start| start..(start + step).min(len))
 }
 
 /// Copies `data` to the start of `buffer` (one copy: into wgpu's staging memory natively, into
@@ -300,5 +343,49 @@ mod tests {
         assert_eq!(faults(Some(5), Some(2)).check(10), Err(MsmError::NotOnCurve { index: 12 }));
         assert_eq!(faults(Some(2), Some(5)).check(10), Err(MsmError::CoordinateOutOfRange { index: 12 }));
         assert_eq!(faults(Some(4), Some(4)).check(0), Err(MsmError::CoordinateOutOfRange { index: 4 }));
+    }
+
+    /// Bytes an upload writes, whole or piece by piece (the staging buffer's threads).
+    fn written(upload: &dyn Upload, parts: Option<usize>) -> Vec<u8> {
+        let mut bytes = vec![0xAA; upload.byte_len()];
+        let mut out = wgpu::WriteOnly::from_mut(bytes.as_mut_slice());
+        match parts {
+            None => upload.write(out),
+            Some(parts) => {
+                let pieces = upload.split(parts);
+                assert!(!pieces.is_empty(), "splits");
+                for piece in pieces {
+                    let (head, tail) = out.split_at(piece.byte_len());
+                    piece.write(head);
+                    out = tail;
+                }
+                assert_eq!(out.len(), 0, "the pieces cover the upload");
+            }
+        }
+        bytes
+    }
+
+    /// Pieces of points, scalars and scalar sets, written one after another, are the whole
+    /// upload's bytes, for any number of parts (more parts than elements included).
+    #[cfg(feature = "bn254")]
+    #[test]
+    fn uploads_split_into_pieces_that_write_the_same_bytes() {
+        use ark_bn254::{Fr, G1Affine};
+        use ark_ec::AffineRepr;
+        use ark_ff::UniformRand;
+        use ark_std::rand::{rngs::StdRng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut points: Vec<G1Affine> = (0..37).map(|_| G1Affine::rand(&mut rng)).collect();
+        points[3] = G1Affine::zero();
+        let scalars: Vec<Fr> = (0..37).map(|_| Fr::rand(&mut rng)).collect();
+        let point_bytes = written(&Points::Arkworks(&points), None);
+        let scalar_bytes = written(&Scalars::<G1Affine>::Arkworks(&scalars), None);
+        let sets = ScalarSets(vec![Scalars::<G1Affine>::Arkworks(&scalars), Scalars::Bytes(&scalar_bytes)]);
+        for parts in [1, 2, 3, 8, 37, 100] {
+            assert_eq!(written(&Points::Arkworks(&points), Some(parts)), point_bytes);
+            assert_eq!(written(&Points::<G1Affine>::Bytes(&point_bytes), Some(parts)), point_bytes);
+            assert_eq!(written(&Scalars::<G1Affine>::Arkworks(&scalars), Some(parts)), scalar_bytes);
+            assert_eq!(written(&sets, Some(parts)), written(&sets, None));
+        }
     }
 }

@@ -12,6 +12,23 @@ use crate::MsmError;
 
 use super::device::Gpu;
 
+/// Uploads of at least this many bytes are written on several threads.
+const PARALLEL_WRITE_BYTES: usize = 1 << 22;
+/// Most threads that write one upload.
+const MAX_WRITE_THREADS: usize = 8;
+
+/// `data` in pieces to write on threads of their own where it is large: one thread's copy ran at
+/// about 6 GB/s on the H100's host, half of a 2^20 bn254 call (BENCHMARKS.md, "First real GPU").
+fn split_for_threads<'a>(data: &'a dyn Upload) -> Vec<Box<dyn Upload + 'a>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_WRITE_THREADS);
+    let pieces = if threads > 1 && data.byte_len() >= PARALLEL_WRITE_BYTES { data.split(threads) } else { Vec::new() };
+    if pieces.is_empty() {
+        vec![Box::new(data)]
+    } else {
+        pieces
+    }
+}
+
 /// A MAP_WRITE buffer kept mapped between uses.
 pub(crate) struct UploadStaging {
     buffer: wgpu::Buffer,
@@ -63,17 +80,39 @@ impl UploadStaging {
     ) -> Result<(), MsmError> {
         let mut offset = 0u64;
         let mut copies = Vec::new();
-        {
-            let mut view = self.buffer.slice(..).get_mapped_range_mut().map_err(|e| MsmError::Gpu(e.to_string()))?;
-            for &(data, target) in uploads {
-                let len = data.byte_len() as u64;
-                if len > 0 {
-                    data.write(view.slice(offset as usize..(offset + len) as usize));
-                    copies.push((offset, target, len));
+        let mut pieces: Vec<(Box<dyn Upload + '_>, u64)> = Vec::new();
+        for &(data, target) in uploads {
+            let len = data.byte_len() as u64;
+            if len > 0 {
+                let mut at = offset;
+                for piece in split_for_threads(data) {
+                    let bytes = piece.byte_len() as u64;
+                    pieces.push((piece, at));
+                    at += bytes;
                 }
-                offset += len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+                copies.push((offset, target, len));
             }
+            offset += len.next_multiple_of(wgpu::MAP_ALIGNMENT);
         }
+        // Each piece through a mapped view of its own bytes, so the pieces write on threads of
+        // their own; the calling thread writes the last.
+        let views = pieces
+            .iter()
+            .map(|(piece, at)| {
+                let range = *at..*at + piece.byte_len() as u64;
+                self.buffer.slice(range).get_mapped_range_mut().map_err(|e| MsmError::Gpu(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        std::thread::scope(|scope| {
+            let mut work: Vec<_> = pieces.iter().zip(views).collect();
+            let last = work.pop();
+            for ((piece, _), mut view) in work {
+                scope.spawn(move || piece.write(view.slice(..)));
+            }
+            if let Some(((piece, _), mut view)) = last {
+                piece.write(view.slice(..));
+            }
+        });
         self.buffer.unmap();
         *self.state()? = Mapping::Unmapped(None);
         for (offset, target, len) in copies {
