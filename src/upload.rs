@@ -23,7 +23,8 @@ pub(crate) trait Upload: Sync {
     fn write(&self, out: wgpu::WriteOnly<'_, [u8]>);
     /// This upload as consecutive uploads of whole elements, about `parts` of them, whose bytes
     /// one after another are its bytes, so that each can be written on a thread of its own;
-    /// empty where it does not split.
+    /// empty where it does not split. Native only: browsers write no staging buffer.
+    #[cfg(not(target_arch = "wasm32"))]
     fn split(&self, _parts: usize) -> Vec<Box<dyn Upload + '_>> {
         Vec::new()
     }
@@ -44,6 +45,7 @@ impl<T: Upload + ?Sized> Upload for &T {
         (**self).write(out)
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
         (**self).split(parts)
     }
@@ -134,6 +136,7 @@ impl<G: GpuCurve> Upload for Points<'_, G> {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
         split_ranges(self.len(), parts).map(|range| Box::new(self.pass(range)) as Box<dyn Upload>).collect()
     }
@@ -222,6 +225,7 @@ impl<G: GpuCurve> Upload for Scalars<'_, G> {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
         split_ranges(self.len(), parts).map(|range| Box::new(self.pass(range)) as Box<dyn Upload>).collect()
     }
@@ -251,6 +255,7 @@ impl<G: GpuCurve> Upload for ScalarSets<'_, G> {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
         let per_set = parts.div_ceil(self.0.len().max(1));
         self.0.iter().flat_map(|set| set.split(per_set)).collect()
@@ -265,6 +270,7 @@ impl<G: GpuCurve> Upload for ScalarSets<'_, G> {
 }
 
 /// `0..len` cut into at most `parts` consecutive ranges of nearly equal lengths, none empty.
+#[cfg(not(target_arch = "wasm32"))]
 fn split_ranges(len: usize, parts: usize) -> impl Iterator<Item = Range<usize>> {
     let step = len.div_ceil(parts.max(1)).max(1);
     (0..len).step_by(step).map(move |start| start..(start + step).min(len))
@@ -346,6 +352,7 @@ mod tests {
     }
 
     /// Bytes an upload writes, whole or piece by piece (the staging buffer's threads).
+    #[cfg(all(feature = "bn254", not(target_arch = "wasm32")))]
     fn written(upload: &dyn Upload, parts: Option<usize>) -> Vec<u8> {
         let mut bytes = vec![0xAA; upload.byte_len()];
         let mut out = wgpu::WriteOnly::from_mut(bytes.as_mut_slice());
@@ -367,7 +374,7 @@ mod tests {
 
     /// Pieces of points, scalars and scalar sets, written one after another, are the whole
     /// upload's bytes, for any number of parts (more parts than elements included).
-    #[cfg(feature = "bn254")]
+    #[cfg(all(feature = "bn254", not(target_arch = "wasm32")))]
     #[test]
     fn uploads_split_into_pieces_that_write_the_same_bytes() {
         use ark_bn254::{Fr, G1Affine};
