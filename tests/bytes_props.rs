@@ -32,6 +32,10 @@ use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
 use webgpu_msm::testing::shared_context;
 use webgpu_msm::{CurveId, GpuCurve, MsmError};
 
+#[path = "support/curve_names.rs"]
+mod curve_names;
+use curve_names::DOCUMENTED_NAMES as NAMES;
+
 /// `default` cases, or `PROPTEST_CASES` if it is set.
 fn cases(default: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default);
@@ -603,24 +607,6 @@ macro_rules! curve_properties {
 }
 
 webgpu_msm::for_each_curve!(curve_properties);
-
-/// The curve names the README documents, by feature (written here, not taken from the crate).
-const NAMES: &[&str] = &[
-    #[cfg(feature = "bls12-377")]
-    "bls12-377",
-    #[cfg(feature = "ed-on-bls12-377")]
-    "ed-on-bls12-377",
-    #[cfg(feature = "bn254")]
-    "bn254",
-    #[cfg(feature = "bls12-381")]
-    "bls12-381",
-    #[cfg(feature = "bn254")]
-    "bn254-g2",
-    #[cfg(feature = "bls12-381")]
-    "bls12-381-g2",
-    #[cfg(feature = "bls12-377")]
-    "bls12-377-g2",
-];
 
 /// Near misses of a curve name: case, padding, one character dropped, inserted or replaced.
 fn near_miss(name: &'static str) -> impl Strategy<Value = String> {
