@@ -69,7 +69,8 @@ pub struct Montgomery {
     pub modulus: BigUint,
     /// Bits per limb: [`LIMB_BITS`] or [`WIDE_LIMB_BITS`].
     pub limb_bits: u32,
-    /// Number of limbs `N`, the smallest with `4p < R` (room for lazy additions).
+    /// Number of limbs `N`, the smallest with `4p < R` (room for lazy additions), rounded up to
+    /// an even count for 13-bit limbs (stored two per `u32`).
     pub limbs: usize,
     /// `R = 2^(limb_bits·N)`.
     pub r: BigUint,
@@ -93,6 +94,8 @@ impl Montgomery {
     pub fn with_limb_bits(modulus: &BigUint, limb_bits: u32) -> Self {
         let bits = modulus.bits() as u32 + 2;
         let limbs = bits.div_ceil(limb_bits) as usize;
+        // 13-bit limbs are stored and multiplied in pairs (two per u32): an even count.
+        let limbs = if limb_bits == LIMB_BITS { limbs.next_multiple_of(2) } else { limbs };
         let r = BigUint::from(1u32) << (limb_bits as usize * limbs);
         let r_mod_p = &r % modulus;
         let r2_mod_p = (&r_mod_p * &r_mod_p) % modulus;
@@ -116,6 +119,14 @@ impl Montgomery {
     /// Canonical value of Montgomery-form limbs (`limbs · R⁻¹ mod p`).
     pub fn from_mont_limbs(&self, limbs: &[u32]) -> BigUint {
         (join_limbs(limbs, self.limb_bits) * &self.r_inv) % &self.modulus
+    }
+
+    /// Montgomery rounds per loop iteration of this field's multiplication when a form asks for
+    /// at most `at_most` ([`MulForm`](crate::wgsl::MulForm)): the largest divisor of the limb
+    /// count not above it, since a loop runs whole iterations (8 and 12 limbs take 4 for 4, a
+    /// 9-limb field 3). `at_most` ≥ the limb count gives straight-line code.
+    pub fn loop_rounds(&self, at_most: usize) -> usize {
+        (1..=at_most.clamp(1, self.limbs)).rev().find(|r| self.limbs.is_multiple_of(*r)).expect("1 divides")
     }
 
     /// `u32` words of one field element in storage buffers (`PackedField` in WGSL).

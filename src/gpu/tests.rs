@@ -9,7 +9,7 @@ use num_bigint::BigUint;
 use crate::combine::points_from_gpu;
 use crate::cpu_model;
 use crate::curve::registry::each_curve;
-use crate::curve::{push_scalar_words, CurveModel, GpuCurve};
+use crate::curve::{push_scalar_words, CurveModel, CurveSpec, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
 use crate::limbs::Montgomery;
@@ -78,8 +78,8 @@ fn form_of<G: GpuCurve>(ctx: &MsmContext) -> MulForm {
     pollster::block_on(ctx.calibration::<G>()).expect("the curve compiles").kernels.form
 }
 
-/// Runs `entry` of the test kernels with the given storage buffers (binding → contents) and
-/// returns the contents of the `output` binding.
+/// Runs `entry` of `G`'s test kernels, in the form `ctx` runs, with the given storage buffers
+/// (binding → contents) and returns the contents of the `output` binding.
 fn run_test_kernel<G: GpuCurve>(
     ctx: &MsmContext,
     entry: &str,
@@ -87,9 +87,22 @@ fn run_test_kernel<G: GpuCurve>(
     output: (u32, usize),
     threads: u32,
 ) -> Vec<u32> {
+    run_spec_test_kernel(ctx, G::spec(), form_of::<G>(ctx), entry, inputs, output, threads)
+}
+
+/// [`run_test_kernel`] for the test kernels of any `spec` in any `form` the device runs.
+fn run_spec_test_kernel(
+    ctx: &MsmContext,
+    spec: &CurveSpec,
+    form: MulForm,
+    entry: &str,
+    inputs: &[(u32, &[u32])],
+    output: (u32, usize),
+    threads: u32,
+) -> Vec<u32> {
     use wgpu::util::DeviceExt;
     let gpu = ctx.gpu();
-    let [pipeline] = stage_pipelines(&gpu.device, G::spec(), form_of::<G>(ctx), Stage::TestOps, [entry]);
+    let [pipeline] = stage_pipelines(&gpu.device, spec, form, Stage::TestOps, [entry]);
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let buffers: Vec<(u32, wgpu::Buffer)> = inputs
         .iter()
@@ -156,6 +169,48 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         for (k, e) in expected.iter().enumerate() {
             let got = &out[(5 * i + k) * words..(5 * i + k + 1) * words];
             assert_eq!(got, to_storage(e), "{} case {i} op {k}", spec.name);
+        }
+    }
+}
+
+/// A field of limb counts no registered curve has: secp256k1's p takes 9 limbs of 32 bits (4
+/// rounds per loop iteration do not divide them) and 20 of 13. In every field form its
+/// generated arithmetic equals num-bigint's, so the layout (limbs, rounds per loop) follows the
+/// field rather than the registered curves.
+#[cfg(feature = "bn254")]
+#[test]
+fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
+    let Some(ctx) = shared_context() else { return };
+    let p = (BigUint::from(1u32) << 256u32) - (BigUint::from(1u32) << 32u32) - BigUint::from(977u32);
+    let spec = CurveSpec {
+        name: "secp256k1 base field",
+        field: Montgomery::new(&p),
+        wide_field: Montgomery::with_limb_bits(&p, crate::limbs::WIDE_LIMB_BITS),
+        ..<ark_bn254::G1Affine as GpuCurve>::spec().clone()
+    };
+    assert_eq!((spec.wide_field.limbs, spec.wide_field.loop_rounds(MulForm::WIDE.rounds())), (9, 3));
+    let mut rng = StdRng::seed_from_u64(9);
+    let below_p = |rng: &mut StdRng| BigUint::from_bytes_le(&rng.gen::<[u8; 32]>()) % &p;
+    let minus_one = &p - 1u32;
+    let mut pairs: Vec<(BigUint, BigUint)> = vec![
+        (BigUint::zero(), BigUint::zero()),
+        (BigUint::from(1u32), minus_one.clone()),
+        (minus_one.clone(), minus_one),
+    ];
+    pairs.extend((0..100).map(|_| (below_p(&mut rng), below_p(&mut rng))));
+    let forms = [MulForm::WIDE, MulForm::WIDE_GPU, MulForm::ROLLED, MulForm::ROLLED_GPU];
+    for form in forms.into_iter().filter(|f| ctx.gpu().int64 || !f.needs_int64()) {
+        let m = spec.field_for(form);
+        let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|v| m.to_storage(v)).collect();
+        let words = m.storage_words();
+        let output = (1, pairs.len() * 5 * words);
+        let out = run_spec_test_kernel(ctx, &spec, form, "test_field_ops", &[(0, &input)], output, pairs.len() as u32);
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            let expected = [a * b % &p, (a + b) % &p, (a + &p - b) % &p, (&p - a) % &p, a.modpow(&(&p - 2u32), &p)];
+            for (k, e) in expected.iter().enumerate() {
+                let got = &out[(5 * i + k) * words..(5 * i + k + 1) * words];
+                assert_eq!(m.from_storage(got), *e, "{form:?} case {i} op {k}");
+            }
         }
     }
 }

@@ -16,13 +16,15 @@ use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
 
 use super::{field_packed, field_wide, fp2};
 
-/// How `field_mul` is generated; both compute the same function.
+/// How `field_mul` is generated; both compute the same function. `rounds` is the most
+/// Montgomery rounds one loop iteration runs: each field runs the largest divisor of its own
+/// limb count not above it ([`Montgomery::loop_rounds`]), so one form serves fields of any size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MulForm {
-    /// A loop of N/`rounds` iterations of `rounds` unrolled rounds (`rounds` divides N). The
+    /// A loop of N/R iterations of R unrolled rounds, R = the field's rounds for `rounds`. The
     /// default where 64-bit integers are missing (browsers).
     Rolled {
-        /// Montgomery rounds per loop iteration.
+        /// At most this many Montgomery rounds per loop iteration.
         rounds: usize,
         /// Whether `field_mul_xK` advances its K independent products in one loop (see
         /// [`MulForm::batched`]) rather than calling `field_mul` K times.
@@ -30,10 +32,10 @@ pub enum MulForm {
     },
     /// 32-bit limbs multiplied into 64-bit products (wgpu's `SHADER_INT64`: native Vulkan,
     /// Metal and DX12 devices, lavapipe included; never browsers): 12 limbs for a 377-bit field
-    /// instead of 30. A loop of N/`rounds` iterations as in `Rolled`, or straight-line code when
+    /// instead of 30. A loop of N/R iterations as in `Rolled`, or straight-line code when
     /// `rounds` ≥ N. The default on devices that have the feature.
     Wide {
-        /// Montgomery rounds per loop iteration.
+        /// At most this many Montgomery rounds per loop iteration.
         rounds: usize,
         /// As for `Rolled`.
         batched: bool,
@@ -41,10 +43,10 @@ pub enum MulForm {
 }
 
 impl MulForm {
-    /// The rolled 13-bit form of software GPUs: 5 rounds per iteration (divides both 20 and 30
-    /// limbs), products batched.
+    /// The rolled 13-bit form of software GPUs: up to 5 rounds per iteration (5 for the 20 and
+    /// 30 limbs of 254- to 381-bit fields), products batched.
     pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true };
-    /// The wide form of software GPUs: 4 rounds per iteration (divides both 8 and 12 limbs),
+    /// The wide form of software GPUs: up to 4 rounds per iteration (4 for 8 and 12 limbs),
     /// products batched.
     pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
     /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs.
@@ -89,6 +91,13 @@ impl MulForm {
         match self {
             MulForm::Rolled { .. } => LIMB_BITS,
             MulForm::Wide { .. } => WIDE_LIMB_BITS,
+        }
+    }
+
+    /// The most Montgomery rounds per loop iteration this form asks for.
+    pub fn rounds(self) -> usize {
+        match self {
+            MulForm::Rolled { rounds, .. } | MulForm::Wide { rounds, .. } => rounds,
         }
     }
 
@@ -222,9 +231,10 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
         f,
         packed,
     );
+    let rounds = f.loop_rounds(form.rounds());
     match form {
-        MulForm::Wide { rounds, batched } => out += &field_wide::arithmetic(spec, f, rounds, batched),
-        MulForm::Rolled { rounds, .. } => {
+        MulForm::Wide { batched, .. } => out += &field_wide::arithmetic(spec, f, rounds, batched),
+        MulForm::Rolled { .. } => {
             let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
             if packed {
                 // a's words per loop iteration: about rounds / 2 (two limbs each), dividing them.

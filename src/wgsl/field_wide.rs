@@ -13,7 +13,9 @@ use crate::limbs::Montgomery;
 use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
-/// uploaded words, for the field `f` (32-bit limbs) of `spec`.
+/// uploaded words, for the field `f` (32-bit limbs) of `spec`, its multiplication `rounds`
+/// Montgomery rounds per loop iteration (a divisor of the limb count; the count itself for
+/// straight-line code).
 pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batched: bool) -> String {
     let p = f.limbs_of(&f.modulus);
     let top = *p.last().expect("at least one limb");
@@ -25,8 +27,7 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     out += &reduce_once(&p);
     out += &add(n);
     out += &sub(&p);
-    // Any `rounds` ≥ n asks for straight-line code.
-    out += &mul_functions(n, rounds.min(n), batched, |rounds, k| mul_products(&p, rounds, k));
+    out += &mul_functions(n, rounds, batched, |rounds, k| mul_products(&p, rounds, k));
     out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
             fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
     let limbs = (0..n).map(|j| if j < spec.base_words() { format!("w.w[{j}]") } else { "0u".into() });
