@@ -53,27 +53,28 @@ fn point_is_identity(p: Point) -> bool {
 // Second half shared by the three formulas: from t0 = 3·X1X2 (or 3·Y² for doubling), t1, t3, t4,
 // y3 = 3b·(…), z3 the products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3, z3 = z3·t4 + t0·t3.
 fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
-    let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
-    return Point(field_sub(m.r[1], m.r[0]), field_add(m.r[3], m.r[2]), field_add(m.r[5], m.r[4]));
+    if (PRODUCTS_BATCHED) {
+        let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
+        return Point(field_sub(m.r[1], m.r[0]), field_add(m.r[3], m.r[2]), field_add(m.r[5], m.r[4]));
+    }
+    // One product at a time, each pair summed at once, y3 and t1 last used as early as possible:
+    // at most six inputs and two results live (G2 points exceed a real GPU's registers otherwise).
+    let x = field_sub(field_mul(t3, t1), field_mul(t4, y3));
+    let y = field_add(field_mul(y3, t0), field_mul(t1, z3));
+    let z = field_add(field_mul(z3, t4), field_mul(t0, t3));
+    return Point(x, y, z);
 }
 
 // RCB algorithm 7.
 fn point_add(p: Point, q: Point) -> Point {
-    var m: FieldX6;
-    if (PRODUCTS_BATCHED) {
-        m = field_mul_x6(
-            p.x, q.x, p.y, q.y, p.z, q.z,
-            field_add(p.x, p.y), field_add(q.x, q.y),
-            field_add(p.y, p.z), field_add(q.y, q.z),
-            field_add(p.x, p.z), field_add(q.x, q.z));
-    } else {
-        // One product at a time, each sum formed where it is used: fewer values live at once.
-        m = FieldX6(array<Field, 6>(
-            field_mul(p.x, q.x), field_mul(p.y, q.y), field_mul(p.z, q.z),
-            field_mul(field_add(p.x, p.y), field_add(q.x, q.y)),
-            field_mul(field_add(p.y, p.z), field_add(q.y, q.z)),
-            field_mul(field_add(p.x, p.z), field_add(q.x, q.z))));
+    if (!PRODUCTS_BATCHED) {
+        return point_add_in_turn(p, q);
     }
+    let m = field_mul_x6(
+        p.x, q.x, p.y, q.y, p.z, q.z,
+        field_add(p.x, p.y), field_add(q.x, q.y),
+        field_add(p.y, p.z), field_add(q.y, q.z),
+        field_add(p.x, p.z), field_add(q.x, q.z));
     var t0 = m.r[0];
     var t1 = m.r[1];
     var t2 = m.r[2];
@@ -95,8 +96,24 @@ fn point_add(p: Point, q: Point) -> Point {
     return point_finish(t0, t1, t3, t4, y3, z3);
 }
 
+// RCB algorithm 7 with one product at a time, each sum formed where it is used (hardware
+// GPUs): the same values as point_add's batched order.
+fn point_add_in_turn(p: Point, q: Point) -> Point {
+    let t0 = field_mul(p.x, q.x);
+    let t1 = field_mul(p.y, q.y);
+    let t3 = field_sub(field_mul(field_add(p.x, p.y), field_add(q.x, q.y)), field_add(t0, t1));
+    let t2 = field_mul(p.z, q.z);
+    let t4 = field_sub(field_mul(field_add(p.y, p.z), field_add(q.y, q.z)), field_add(t1, t2));
+    let y3 = field_sub(field_mul(field_add(p.x, p.z), field_add(q.x, q.z)), field_add(t0, t2));
+    let b3t2 = mul_by_b3(t2);
+    return point_finish(field_add(field_double(t0), t0), field_sub(t1, b3t2), t3, t4, mul_by_b3(y3), field_add(t1, b3t2));
+}
+
 // p + q for an affine q that is not the identity (p may be). RCB algorithm 8.
 fn point_add_stored(p: Point, q: Stored) -> Point {
+    if (!PRODUCTS_BATCHED) {
+        return point_add_stored_in_turn(p, q);
+    }
     let m = field_mul_x5(
         p.x, q.x, p.y, q.y,
         field_add(q.x, q.y), field_add(p.x, p.y),
@@ -115,6 +132,19 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
     t1 = field_sub(t1, t2);
     y3 = mul_by_b3(y3);
     return point_finish(t0, t1, t3, t4, y3, z3);
+}
+
+// RCB algorithm 8 with one product at a time, ordered so that the inputs are last used early
+// (hardware GPUs): the same values as point_add_stored's batched order.
+fn point_add_stored_in_turn(p: Point, q: Stored) -> Point {
+    let t1 = field_mul(p.y, q.y);
+    let t4 = field_add(field_mul(q.y, p.z), p.y);
+    let sum_product = field_mul(field_add(q.x, q.y), field_add(p.x, p.y));
+    let t0 = field_mul(p.x, q.x);
+    let t3 = field_sub(sum_product, field_add(t0, t1));
+    let y3 = mul_by_b3(field_add(field_mul(q.x, p.z), p.x));
+    let t2 = mul_by_b3(p.z);
+    return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, t4, y3, field_add(t1, t2));
 }
 
 // RCB algorithm 9.

@@ -49,6 +49,11 @@ fn fp2_from_products(a0b0: Fp, a1b1: Fp, sum_product: Fp) -> Field {
 }
 
 fn field_mul(a: Field, b: Field) -> Field {
+    if (!PRODUCTS_BATCHED) {
+        let sum_product = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
+        let a0b0 = fp_mul(a.c0, b.c0);
+        return fp2_from_products(a0b0, fp_mul(a.c1, b.c1), sum_product);
+    }
     let m = fp_mul_x3(a.c0, b.c0, a.c1, b.c1, fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
     return fp2_from_products(m.r[0], m.r[1], m.r[2]);
 }
