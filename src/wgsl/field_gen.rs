@@ -174,7 +174,8 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     let field = match &spec.extension {
         None => prime,
         Some(extension) => {
-            fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue) + FIELD_HELPERS
+            fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue, form.batched())
+                + FIELD_HELPERS
         }
     };
     field + &curve_constants(spec, f, form.packed_values())
@@ -496,7 +497,7 @@ pub(super) fn mul_functions(
 }
 
 /// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`.
-fn batches_of_field_mul() -> String {
+pub(super) fn batches_of_field_mul() -> String {
     let mut out = String::new();
     for k in 2..=MAX_BATCH {
         let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::field_gen::MAX_BATCH;
+use super::field_gen::{batches_of_field_mul, MAX_BATCH};
 use super::identifiers::rename_identifiers;
 
 /// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
@@ -35,12 +35,14 @@ pub(super) fn base_namespace(code: &str) -> String {
 }
 
 /// The Fp2 layer over `base` (the base field's module already in the `fp` namespace), for the
-/// non-residue β (u² = β) of the base field with modulus `p`.
-pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint) -> String {
+/// non-residue β (u² = β) of the base field with modulus `p`; `batched` as
+/// [`MulForm::batched`](super::MulForm::batched): `field_mul_xK` advances the 3K base products
+/// together, or (hardware GPUs) calls `field_mul` K times, as the base field's does.
+pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, batched: bool) -> String {
     let mut out = base;
     out += &mul_by_nonresidue(p, nonresidue);
     out += include_str!("../../shaders/fp2.wgsl");
-    out += &batches();
+    out += &if batched { batches() } else { batches_of_field_mul() };
     out
 }
 
@@ -69,8 +71,7 @@ fn mul_by_nonresidue(p: &BigUint, nonresidue: &BigUint) -> String {
 }
 
 /// `field_mul_xK` over Fp2 for K = 2..=MAX_BATCH: the 3K base products of K Karatsuba
-/// multiplications in batches of at most `MAX_BATCH` (`fp_mul_xK` keeps the base field's
-/// batching: one loop per batch on software GPUs, one product at a time on hardware GPUs).
+/// multiplications in batches of at most `MAX_BATCH`, one loop per batch (software GPUs).
 fn batches() -> String {
     let mut out = String::new();
     for k in 2..=MAX_BATCH {
