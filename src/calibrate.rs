@@ -109,10 +109,8 @@ impl Candidates {
     pub(crate) fn new(gpu: &Gpu, spec: &CurveSpec, fixed: Fixed) -> Self {
         let forms = match fixed.form {
             Some(form) => vec![form],
-            None if gpu.int64 => {
-                vec![MulForm::for_device(gpu.software, true), MulForm::for_device(gpu.software, false)]
-            }
-            None => vec![MulForm::for_device(gpu.software, false)],
+            None if gpu.int64 => vec![MulForm::for_device(gpu.software, true), narrow_form(gpu, spec)],
+            None => vec![narrow_form(gpu, spec)],
         };
         let accumulations = match fixed.accumulation {
             Some(accumulation) => vec![accumulation.on(spec)],
@@ -135,6 +133,21 @@ impl Candidates {
             .iter()
             .flat_map(|&form| self.accumulations.iter().map(move |&accumulation| Kernels { form, accumulation }))
     }
+}
+
+/// The 13-bit form on `gpu` for `spec`: [`MulForm::for_device`], except that SwiftShader runs
+/// the BLS12 G2 groups (Fp2 over 30 13-bit limbs) with products one after another. Its
+/// compiler, Subzero, crashes on their batched `bucket_reduce` and `precompute_multiples` (a
+/// segfault natively, a lost device in Chrome), and it compiles the other form. No loop budget
+/// asks for batching there: that is llvmpipe's.
+fn narrow_form(gpu: &Gpu, spec: &CurveSpec) -> MulForm {
+    narrow_form_on(gpu.software, gpu.swiftshader, spec)
+}
+
+/// [`narrow_form`] on a software GPU or not, SwiftShader or not.
+fn narrow_form_on(software: bool, swiftshader: bool, spec: &CurveSpec) -> MulForm {
+    let subzero_crashes = swiftshader && spec.extension.is_some() && spec.field.limbs >= 30;
+    MulForm::for_device(software && !subzero_crashes, false)
 }
 
 /// Calibrations of this process, by adapter, curve, candidates and budget.
@@ -581,6 +594,27 @@ mod stored {
             assert_eq!(load_from(&path, "key", spec, &candidates), Some(second));
             assert_eq!(load_from(&path, "another key", spec, &candidates), Some(other));
             std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::narrow_form_on;
+    use crate::wgsl::MulForm;
+    use crate::CurveId;
+
+    /// Software GPUs batch their 13-bit products, except SwiftShader on the BLS12 G2 groups,
+    /// whose batched kernels its compiler cannot take; hardware GPUs never batch.
+    #[test]
+    fn swiftshader_runs_bls12_g2_with_products_one_after_another() {
+        for curve in CurveId::ALL {
+            let spec = curve.spec();
+            let bls12_g2 = spec.extension.is_some() && spec.field.limbs == 30;
+            assert_eq!(narrow_form_on(true, false, spec), MulForm::ROLLED, "{curve}: llvmpipe");
+            let on_swiftshader = if bls12_g2 { MulForm::ROLLED_GPU } else { MulForm::ROLLED };
+            assert_eq!(narrow_form_on(true, true, spec), on_swiftshader, "{curve}: SwiftShader");
+            assert_eq!(narrow_form_on(false, false, spec), MulForm::ROLLED_GPU, "{curve}: hardware");
         }
     }
 }

@@ -58,6 +58,9 @@ pub(crate) struct Gpu {
     pub int64: bool,
     /// Whether the adapter is a software GPU ([`is_software`]).
     pub software: bool,
+    /// Whether the adapter is Google's SwiftShader (Chrome's software GPU), whose compiler
+    /// (Subzero) cannot take some kernels (see `calibrate::narrow_form`).
+    pub swiftshader: bool,
     /// The browser's "vendor / architecture / description" of the adapter (the JS API's
     /// `adapterInfo`).
     #[cfg(target_arch = "wasm32")]
@@ -134,6 +137,7 @@ impl Gpu {
         let info = device.adapter_info();
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         let software = is_software(info.device_type, &description);
+        let swiftshader = description.to_lowercase().contains("swiftshader");
         Gpu {
             device,
             queue,
@@ -141,6 +145,7 @@ impl Gpu {
             limits,
             int64,
             software,
+            swiftshader,
             #[cfg(target_arch = "wasm32")]
             description,
             lost,
