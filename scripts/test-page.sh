@@ -10,7 +10,7 @@ prepare_www
 
 serve_dir www
 
-for curve in ed-on-bls12-377 bls12-377 bn254 bls12-381 bn254-g2; do
+for curve in ed-on-bls12-377 bls12-377 bn254 bls12-381 bn254-g2 bls12-381-g2; do
     node scripts/page-test.mjs "http://127.0.0.1:$port/?curve=$curve&log=$log&autorun=1" "/tmp/page-$curve.png"
 done
 # Without WebGPU the page must say so (the rejected promise's message), not fail silently.
