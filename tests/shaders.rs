@@ -219,18 +219,32 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
             let rest = &source[start..];
             &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)]
         };
-        let muls = |name: &str| {
-            // Where a formula has a form for unbatched products (`if (PRODUCTS_BATCHED) { … }
-            // else { … }`), both compute the same products: count the batched one.
-            let text = match body(name).split_once("    } else {") {
-                Some((batched, rest)) if batched.contains("if (PRODUCTS_BATCHED)") => {
-                    batched.to_string() + rest.split_once("\n    }\n").map_or("", |(_, after)| after)
-                }
-                _ => body(name).to_string(),
-            };
+        let count = |text: &str| -> u64 {
             let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
             let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(&source, "mul_by_b3", m);
             ((text.matches("field_mul(").count() + batched) * m + calls_to_const_mul) as u64
+        };
+        // A formula with a form for unbatched products either guards its batched products
+        // (`if (PRODUCTS_BATCHED) { … return …; }`, the unbatched ones after it) or first returns
+        // its twin (`if (!PRODUCTS_BATCHED) { return twin(…); }`). Both forms must compute as
+        // many products; the batched one is counted.
+        let muls = |name: &str| -> u64 {
+            let text = body(name);
+            if let Some((head, rest)) = text.split_once("    if (PRODUCTS_BATCHED) {\n") {
+                let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
+                let products = count(&format!("{head}{batched}"));
+                assert_eq!(products, count(unbatched), "{} {name}: products of both forms", spec.name);
+                products
+            } else if let Some((head, rest)) = text.split_once("    if (!PRODUCTS_BATCHED) {\n") {
+                let (guard, batched) = rest.split_once("\n    }\n").expect("the guard ends");
+                let twin =
+                    guard.trim().strip_prefix("return ").and_then(|call| call.split_once('(')).expect("a twin").0;
+                let products = count(&format!("{head}{batched}"));
+                assert_eq!(products, count(body(twin)), "{} {name}: products of {twin}", spec.name);
+                products
+            } else {
+                count(text)
+            }
         };
         let finish = muls("point_finish");
         let costs = spec.op_muls();
