@@ -17,7 +17,8 @@
 //!   compile in a tenth of the time on lavapipe (the first run on a machine pays it). Without
 //!   64-bit integers (browsers) only 13-bit limbs run, and nothing is measured. Whether products
 //!   are batched is not measured: it follows whether the adapter is a software GPU
-//!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget.
+//!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget; except
+//!   that SwiftShader runs the BLS12 G2 groups unbatched (its compiler crashes on them batched).
 //! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
 //!   points runs with each accumulation, and the faster is kept. It compiles the curve's
 //!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate

@@ -37,11 +37,14 @@ const SOFTWARE_GPUS: [&str; 5] = ["llvmpipe", "lavapipe", "softpipe", "swiftshad
 /// report no device type, so on the web the name is what tells SwiftShader (Chrome: "google /
 /// swiftshader / ") or Deno's lavapipe ("… / llvmpipe (LLVM 15.0.6, 256 bits)") from a GPU.
 pub(crate) fn is_software(device_type: wgpu::DeviceType, description: &str) -> bool {
-    let lower = description.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphanumeric()).collect();
     device_type == wgpu::DeviceType::Cpu
-        || SOFTWARE_GPUS.iter().any(|name| words.contains(name))
-        || lower.contains("basic render")
+        || SOFTWARE_GPUS.iter().any(|name| names(description, name))
+        || description.to_lowercase().contains("basic render")
+}
+
+/// Whether `name` (lower case) is one of the words of an adapter's `description`.
+fn names(description: &str, name: &str) -> bool {
+    description.to_lowercase().split(|c: char| !c.is_ascii_alphanumeric()).any(|word| word == name)
 }
 
 /// A WebGPU device with its queue, and what happened to it.
@@ -137,7 +140,7 @@ impl Gpu {
         let info = device.adapter_info();
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         let software = is_software(info.device_type, &description);
-        let swiftshader = description.to_lowercase().contains("swiftshader");
+        let swiftshader = names(&description, "swiftshader");
         Gpu {
             device,
             queue,
