@@ -6,7 +6,7 @@
 
 // Field operands in Montgomery form, two per case: (a, b).
 @group(0) @binding(0) var<storage, read> field_in: array<PackedField>;
-// Per case: a·b, a + b, a − b, −a, a⁻¹.
+// Per case: a·b, a + b, a − b, −a, a⁻¹, a·a + b·b (a fused sum of products).
 @group(0) @binding(1) var<storage, read_write> field_out: array<PackedField>;
 // Point operands, two per case: (p, q), and q's affine form as uploaded.
 @group(0) @binding(2) var<storage, read> point_in: array<PointPacked>;
@@ -22,11 +22,12 @@ fn test_field_ops(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let a = field_unpack(field_in[2u * i]);
     let b = field_unpack(field_in[2u * i + 1u]);
-    field_out[5u * i] = field_pack(field_mul(a, b));
-    field_out[5u * i + 1u] = field_pack(field_add(a, b));
-    field_out[5u * i + 2u] = field_pack(field_sub(a, b));
-    field_out[5u * i + 3u] = field_pack(field_neg(a));
-    field_out[5u * i + 4u] = field_pack(field_inv(a));
+    field_out[6u * i] = field_pack(field_mul(a, b));
+    field_out[6u * i + 1u] = field_pack(field_add(a, b));
+    field_out[6u * i + 2u] = field_pack(field_sub(a, b));
+    field_out[6u * i + 3u] = field_pack(field_neg(a));
+    field_out[6u * i + 4u] = field_pack(field_inv(a));
+    field_out[6u * i + 5u] = field_pack(field_mul_sum(a, a, b, b));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -118,7 +118,10 @@ impl Plan {
     /// segments double, down to [`MIN_HARDWARE_SEGMENT_LEN`] buckets each, until all windows
     /// have [`HARDWARE_REDUCTION_THREADS`], and a bucket's carries are combined in groups of
     /// [`CARRY_GROUP`] first. The window width stays as [`Plan::choose`] picked it.
-    /// Applying it twice changes nothing, so buffer sizing and dispatch can both apply it.
+    /// The form decides, not the device: SwiftShader's BLS12 G2 kernels, unbatched because its
+    /// compiler crashes on the batched ones (`calibrate::narrow_form`), run this
+    /// hardware plan too. Applying it twice changes nothing, so buffer sizing and dispatch can
+    /// both apply it.
     pub fn for_form(self, form: MulForm) -> Self {
         if form.batched() {
             return self;

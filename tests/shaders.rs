@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::mont_mul_limbs;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
-use webgpu_msm::wgsl::field_wide::mont_mul_wide;
+use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveId, CurveSpec};
 
@@ -206,9 +206,32 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
     }
 }
 
+/// The fused sum of two products (`field_mul_sum`, 32-bit limbs), step for step with overflow
+/// checks on extreme and random operands, equals (a·b + c·d)·R⁻¹ mod p.
+#[test]
+fn fused_sum_of_products_model_never_overflows_and_is_right() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    for spec in specs() {
+        let wide = &spec.wide_field;
+        let top = &wide.modulus - 1u32;
+        let mut cases = vec![[top.clone(), top.clone(), top.clone(), top.clone()], [0u32, 1, 0, 1].map(BigUint::from)];
+        cases.push([top.clone(), top.clone(), BigUint::default(), top.clone()]);
+        for _ in 0..200 {
+            cases.push(std::array::from_fn(|_| {
+                BigUint::from_bytes_le(&(0..48).map(|_| rng.gen()).collect::<Vec<u8>>()) % &wide.modulus
+            }));
+        }
+        for [a, b, c, d] in cases {
+            let limbs = |v: &BigUint| wide.limbs_of(v);
+            let got = mont_mul_sum_wide(&limbs(&a), &limbs(&b), &limbs(&c), &limbs(&d), wide);
+            assert_eq!(join_limbs(&got, 32), ((&a * &b + &c * &d) * &wide.r_inv) % &wide.modulus, "{}", spec.name);
+        }
+    }
+}
+
 /// The cost model's unit costs (`CurveSpec::op_muls`) are the base field multiplications the
 /// curve formulas really call: `field_mul` counts 1 (3 in Fp2), `field_mul_xK` K times that,
-/// and a base field `fp_mul` 1.
+/// `field_mul_sum` 2 and `field_mul_sum_xK` 2K times that, and a base field `fp_mul` 1.
 #[test]
 fn cost_model_unit_costs_match_the_curve_formulas() {
     for spec in specs() {
@@ -221,8 +244,11 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
         };
         let count = |text: &str| -> u64 {
             let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
+            // A fused sum a·b + c·d is two products (with one reduction).
+            let sums: usize = 2 * text.matches("field_mul_sum(").count()
+                + (2..=3).map(|k| 2 * k * text.matches(&format!("field_mul_sum_x{k}(")).count()).sum::<usize>();
             let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(&source, "mul_by_b3", m);
-            ((text.matches("field_mul(").count() + batched) * m + calls_to_const_mul) as u64
+            ((text.matches("field_mul(").count() + batched + sums) * m + calls_to_const_mul) as u64
         };
         // A formula with a form for unbatched products either guards its batched products
         // (`if (PRODUCTS_BATCHED) { … return …; }`, the unbatched ones after it) or first returns

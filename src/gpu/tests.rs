@@ -145,6 +145,9 @@ fn run_spec_test_kernel(
     pollster::block_on(gpu.read_words(out, output.1 as u64 * 4)).expect("readback")
 }
 
+/// Results per case of `test_field_ops` (shaders/test_ops.wgsl).
+const OPS: usize = 6;
+
 fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
@@ -162,12 +165,12 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(to_storage).collect();
     let words = spec.packed_words(form_of::<G>(ctx));
     let out =
-        run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * 5 * words), pairs.len() as u32);
+        run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * OPS * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
         // field_inv(0) = 0, as arkworks' inverse().unwrap_or(0).
-        let expected = [*a * b, *a + b, *a - b, -*a, a.inverse().unwrap_or_default()];
+        let expected = [*a * b, *a + b, *a - b, -*a, a.inverse().unwrap_or_default(), a.square() + b.square()];
         for (k, e) in expected.iter().enumerate() {
-            let got = &out[(5 * i + k) * words..(5 * i + k + 1) * words];
+            let got = &out[(OPS * i + k) * words..(OPS * i + k + 1) * words];
             assert_eq!(got, to_storage(e), "{} case {i} op {k}", spec.name);
         }
     }
@@ -203,12 +206,13 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         let m = spec.field_for(form);
         let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|v| m.to_storage(v)).collect();
         let words = m.storage_words();
-        let output = (1, pairs.len() * 5 * words);
+        let output = (1, pairs.len() * OPS * words);
         let out = run_spec_test_kernel(ctx, &spec, form, "test_field_ops", &[(0, &input)], output, pairs.len() as u32);
         for (i, (a, b)) in pairs.iter().enumerate() {
-            let expected = [a * b % &p, (a + b) % &p, (a + &p - b) % &p, (&p - a) % &p, a.modpow(&(&p - 2u32), &p)];
+            let inverse = a.modpow(&(&p - 2u32), &p);
+            let expected = [a * b % &p, (a + b) % &p, (a + &p - b) % &p, (&p - a) % &p, inverse, (a * a + b * b) % &p];
             for (k, e) in expected.iter().enumerate() {
-                let got = &out[(5 * i + k) * words..(5 * i + k + 1) * words];
+                let got = &out[(OPS * i + k) * words..(OPS * i + k + 1) * words];
                 assert_eq!(m.from_storage(got), *e, "{form:?} case {i} op {k}");
             }
         }

@@ -49,7 +49,8 @@ impl MulForm {
     /// The wide form of software GPUs: up to 4 rounds per iteration (4 for 8 and 12 limbs),
     /// products batched.
     pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
-    /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs.
+    /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs (and of
+    /// SwiftShader's BLS12 G2 kernels, see `calibrate::narrow_form`).
     pub const ROLLED_GPU: MulForm = MulForm::Rolled { rounds: 5, batched: false };
     /// [`MulForm::WIDE`] with products one after another: the form of hardware GPUs.
     pub const WIDE_GPU: MulForm = MulForm::Wide { rounds: 4, batched: false };
@@ -57,7 +58,8 @@ impl MulForm {
     /// The wide (`int64`) or 13-bit form for a software or hardware GPU: products batched on
     /// software GPUs (lavapipe, SwiftShader; natively wgpu's device type `Cpu`, in browsers told
     /// by the adapter's name), one after another on hardware GPUs. Calibration
-    /// ([`crate::calibrate`]) measures these candidates.
+    /// ([`crate::calibrate`]) measures these candidates; `calibrate::narrow_form` makes
+    /// the one exception (SwiftShader's BLS12 G2 kernels, unbatched).
     pub fn for_device(software: bool, int64: bool) -> MulForm {
         match (int64, software) {
             (true, false) => MulForm::WIDE_GPU,
@@ -252,11 +254,13 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                 .concat();
                 out += &field_packed::limb_level(&limbs);
                 out += &batches_of_field_mul();
+                out += &sums_of_two_products();
             } else {
                 for gen in [reduce_once, add, sub] {
                     out += &gen(spec);
                 }
                 out += &mul(spec, rounds, form.batched());
+                out += &sums_of_two_products();
                 for gen in [pack, unpack, from_words] {
                     out += &gen(spec);
                 }
@@ -496,6 +500,21 @@ pub(super) fn mul_functions(
     products(rounds, 1) + &batches_of_field_mul()
 }
 
+/// `field_mul_sum` and `field_mul_sum_xK` (K ≤ [`MAX_SUM_BATCH`]) generated as fused sums of
+/// two products (`sums(rounds, k)` generating one of them), batched as [`mul_functions`]
+/// batches products.
+pub(super) fn mul_sum_functions(
+    n: usize,
+    rounds: usize,
+    batched: bool,
+    sums: impl Fn(usize, usize) -> String,
+) -> String {
+    if rounds < n && batched {
+        return (1..=MAX_SUM_BATCH).map(|k| sums(rounds, k)).collect();
+    }
+    sums(rounds, 1) + &batches_of_field_mul_sum()
+}
+
 /// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`.
 pub(super) fn batches_of_field_mul() -> String {
     let mut out = String::new();
@@ -511,6 +530,50 @@ pub(super) fn batches_of_field_mul() -> String {
     out
 }
 
+/// `field_mul_sum_xK` for K = 2..=MAX_SUM_BATCH as K calls of `field_mul_sum`.
+pub(super) fn batches_of_field_mul_sum() -> String {
+    let mut out = String::new();
+    for k in 2..=MAX_SUM_BATCH {
+        let params: Vec<String> =
+            (0..k).map(|i| format!("a{i}: Field, b{i}: Field, c{i}: Field, d{i}: Field")).collect();
+        let calls: Vec<String> = (0..k).map(|i| format!("field_mul_sum(a{i}, b{i}, c{i}, d{i})")).collect();
+        out += &format!(
+            "fn field_mul_sum_x{k}({}) -> FieldX{k} {{\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
+            params.join(", "),
+            calls.join(", ")
+        );
+    }
+    out
+}
+
+/// `field_mul_sum(a, b, c, d)` = a·b + c·d and its batches as two products each, summed: the
+/// limb forms without a fused sum (13-bit limbs, whose lazy accumulators have no room for a
+/// third product per round).
+fn sums_of_two_products() -> String {
+    let mut out = String::from(
+        "// a·b + c·d as two products, summed.\n\
+         fn field_mul_sum(a: Field, b: Field, c: Field, d: Field) -> Field {\n    \
+         let m = field_mul_x2(a, b, c, d);\n    return field_add(m.r[0], m.r[1]);\n}\n",
+    );
+    for k in 2..=MAX_SUM_BATCH {
+        let params: Vec<String> =
+            (0..k).map(|i| format!("a{i}: Field, b{i}: Field, c{i}: Field, d{i}: Field")).collect();
+        let operands: Vec<String> = (0..k).map(|i| format!("a{i}, b{i}, c{i}, d{i}")).collect();
+        let sums: Vec<String> = (0..k).map(|i| format!("field_add(m.r[{}], m.r[{}])", 2 * i, 2 * i + 1)).collect();
+        out += &format!(
+            "fn field_mul_sum_x{k}({}) -> FieldX{k} {{\n    let m = field_mul_x{}({});\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
+            params.join(", "),
+            2 * k,
+            operands.join(", "),
+            sums.join(", ")
+        );
+    }
+    out
+}
+
+/// Largest number of sums of two products one `field_mul_sum_xK` call computes.
+pub(super) const MAX_SUM_BATCH: usize = 3;
+
 /// Largest number of independent products one `field_mul_xK` call computes.
 pub(super) const MAX_BATCH: usize = 6;
 
@@ -520,7 +583,7 @@ pub(super) const MAX_BATCH: usize = 6;
 fn mul_products(n: usize, rounds: usize, k: usize) -> String {
     let round = |c: &mut Code, d: usize, r: usize, i: usize| mont_round(c, d, &format!("a{i}_{r}"), i, n);
     // Carries are resolved once, after the last round (the accumulators never overflow).
-    mul_frame(MulFrame { n, rounds, k, accumulators: n - 1 }, round, |c, i| mont_finish(c, i, n))
+    mul_frame(MulFrame { n, rounds, k, accumulators: n - 1, sums: false }, round, |c, i| mont_finish(c, i, n))
 }
 
 /// One round of the 13-bit Montgomery multiplication of product `i`: adds `a·b` for the limb
@@ -548,38 +611,55 @@ pub(super) fn mont_finish(c: &mut Code, i: usize, n: usize) -> String {
     field_literal(limbs, n)
 }
 
-/// The shape of a generated multiplication: limbs, rounds per loop iteration, products, and
-/// accumulator words per product.
+/// The shape of a generated multiplication: limbs, rounds per loop iteration, products,
+/// accumulator words per product, and whether each "product" is a fused sum a·b + c·d.
 pub(super) struct MulFrame {
     pub(super) n: usize,
     pub(super) rounds: usize,
     pub(super) k: usize,
     pub(super) accumulators: usize,
+    pub(super) sums: bool,
 }
 
-/// The frame both limb widths' `field_mul` / `field_mul_xK` share: the signature, each a's limbs
-/// as variables and zeroed accumulators `t{i}_{j}`, then rounds: `round(code, indent, r, i)`
-/// emits round r of product i inside its own block; with `rounds < n` they sit in a loop that
-/// shifts a's limb variables down by `rounds` per iteration (no runtime-indexed arrays). Last,
-/// `finish(code, i)` emits product i's final statements and returns its value (below 2p),
-/// which is reduced once.
+/// The frame both limb widths' `field_mul` / `field_mul_xK` share (and the wide form's
+/// `field_mul_sum` / `field_mul_sum_xK` when `sums`: a{i}·b{i} + c{i}·d{i}): the signature,
+/// each a's (and c's) limbs as variables and zeroed accumulators `t{i}_{j}`, then rounds:
+/// `round(code, indent, r, i)` emits round r of product i inside its own block; with
+/// `rounds < n` they sit in a loop that shifts the limb variables down by `rounds` per
+/// iteration (no runtime-indexed arrays). Last, `finish(code, i)` emits product i's final
+/// statements and returns its value (below 2p), which is reduced once.
 pub(super) fn mul_frame(
     frame: MulFrame,
     round: impl Fn(&mut Code, usize, usize, usize),
     finish: impl Fn(&mut Code, usize) -> String,
 ) -> String {
-    let MulFrame { n, rounds, k, accumulators } = frame;
+    let MulFrame { n, rounds, k, accumulators, sums } = frame;
+    let scanned: &[char] = if sums { &['a', 'c'] } else { &['a'] };
     let mut c = Code::default();
-    let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
+    let params: Vec<String> = (0..k)
+        .map(|i| {
+            let pair = format!("a{i}: Field, b{i}: Field");
+            if sums {
+                format!("{pair}, c{i}: Field, d{i}: Field")
+            } else {
+                pair
+            }
+        })
+        .collect();
+    let name = if sums { "field_mul_sum" } else { "field_mul" };
     if k == 1 {
-        c.line(0, format!("fn field_mul({}) -> Field {{", params.join(", ")));
+        c.line(0, format!("fn {name}({}) -> Field {{", params.join(", ")));
     } else {
-        c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
-        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", ")));
+        if !sums {
+            c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
+        }
+        c.line(0, format!("fn {name}_x{k}({}) -> FieldX{k} {{", params.join(", ")));
     }
     for i in 0..k {
-        for j in 0..n {
-            c.line(1, format!("var a{i}_{j}: u32 = a{i}.l[{j}];"));
+        for x in scanned {
+            for j in 0..n {
+                c.line(1, format!("var {x}{i}_{j}: u32 = {x}{i}.l[{j}];"));
+            }
         }
         for j in 0..accumulators {
             c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
@@ -600,10 +680,13 @@ pub(super) fn mul_frame(
         }
     }
     if looped {
-        c.line(2, format!("// Next {rounds} limbs of each a."));
+        let limbs = if sums { "a and c" } else { "a" };
+        c.line(2, format!("// Next {rounds} limbs of each {limbs}."));
         for i in 0..k {
-            for j in 0..n - rounds {
-                c.line(2, format!("a{i}_{j} = a{i}_{};", j + rounds));
+            for x in scanned {
+                for j in 0..n - rounds {
+                    c.line(2, format!("{x}{i}_{j} = {x}{i}_{};", j + rounds));
+                }
             }
         }
         c.line(2, format!("k = k + {rounds}u;"));

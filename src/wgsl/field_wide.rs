@@ -8,9 +8,9 @@
 use num_bigint::BigUint;
 
 use crate::curve::CurveSpec;
-use crate::limbs::Montgomery;
+use crate::limbs::{join_limbs, Montgomery};
 
-use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
+use super::field_gen::{field_literal, mul_frame, mul_functions, mul_sum_functions, Code, MulFrame};
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
 /// uploaded words, for the field `f` (32-bit limbs) of `spec`, its multiplication `rounds`
@@ -27,7 +27,10 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     out += &reduce_once(&p);
     out += &add(n);
     out += &sub(&p);
-    out += &mul_functions(n, rounds, batched, |rounds, k| mul_products(&p, rounds, k));
+    out += &mul_functions(n, rounds, batched, |rounds, k| mul_products(&p, rounds, k, false));
+    let four_p = BigUint::from(4u32) * join_limbs(&p, 32);
+    assert!(four_p.bits() <= 32 * n as u64, "{}: 4p > R leaves no room for fused sums", spec.name);
+    out += &mul_sum_functions(n, rounds, batched, |rounds, k| mul_products(&p, rounds, k, true));
     out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
             fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
     let limbs = (0..n).map(|j| if j < spec.base_words() { format!("w.w[{j}]") } else { "0u".into() });
@@ -105,26 +108,45 @@ fn m_times(p_j: u32) -> Option<String> {
 /// a_i·b and m·p (m = t₀·MU, so the lowest word cancels) and shifts one word down; the result is
 /// below 2p and reduced once. `rounds` rounds per loop iteration, as the 13-bit rolled form;
 /// `rounds == n` is straight-line code.
-fn mul_products(p: &[u32], rounds: usize, k: usize) -> String {
+///
+/// With `sums`, `field_mul_sum` / `field_mul_sum_xK`: a·b + c·d with one reduction, round i
+/// adding a_i·b + c_i·d + m·p through a second carry chain. Each word sum still fits 64 bits,
+/// the running value stays below (b + d + p)(1 + 2^-31) < 4p (inputs below p), so it fits N
+/// words when 4p ≤ R, and the result, (a·b + c·d + M·p)/R < p + 2p²/R, is below 2p.
+fn mul_products(p: &[u32], rounds: usize, k: usize, sums: bool) -> String {
     let n = p.len();
     let round = |c: &mut Code, d: usize, r: usize, i: usize| {
         let ai = format!("u64(a{i}_{r})");
+        let ci = format!("u64(c{i}_{r})");
         c.line(d, format!("var x = u64(t{i}_0) + {ai} * u64(b{i}.l[0]);"));
         c.line(d, "var hi = x >> 32u;");
-        c.line(d, "let m = u32(x) * MU;");
-        let low = m_times(p[0]).map_or("u64(u32(x))".to_string(), |mp| format!("u64(u32(x)) + {mp}"));
-        c.line(d, format!("var y = {low};"));
+        // The word m cancels: x's low word, plus c_i·d's when summing.
+        let low = if sums {
+            c.line(d, format!("var z = u64(u32(x)) + {ci} * u64(d{i}.l[0]);"));
+            c.line(d, "var hz = z >> 32u;");
+            "z"
+        } else {
+            "x"
+        };
+        c.line(d, format!("let m = u32({low}) * MU;"));
+        let y0 = format!("u64(u32({low}))");
+        c.line(d, format!("var y = {};", m_times(p[0]).map_or(y0.clone(), |mp| format!("{y0} + {mp}"))));
         for (j, &p_j) in p.iter().enumerate().skip(1) {
             c.line(d, format!("x = u64(t{i}_{j}) + {ai} * u64(b{i}.l[{j}]) + hi;"));
             c.line(d, "hi = x >> 32u;");
+            if sums {
+                c.line(d, format!("z = u64(u32(x)) + {ci} * u64(d{i}.l[{j}]) + hz;"));
+                c.line(d, "hz = z >> 32u;");
+            }
             let mp = m_times(p_j).map_or(String::new(), |mp| format!(" + {mp}"));
-            c.line(d, format!("y = u64(u32(x)){mp} + (y >> 32u);"));
+            c.line(d, format!("y = u64(u32({low})){mp} + (y >> 32u);"));
             c.line(d, format!("t{i}_{} = u32(y);", j - 1));
         }
-        c.line(d, format!("t{i}_{} = u32((y >> 32u) + hi);", n - 1));
+        let carries = if sums { " + hi + hz" } else { " + hi" };
+        c.line(d, format!("t{i}_{} = u32((y >> 32u){carries});", n - 1));
     };
     let finish = |_: &mut Code, i: usize| field_literal((0..n).map(|j| format!("t{i}_{j}")), n);
-    mul_frame(MulFrame { n, rounds, k, accumulators: n }, round, finish)
+    mul_frame(MulFrame { n, rounds, k, accumulators: n, sums }, round, finish)
 }
 
 /// The product the generated multiplication computes, step for step on the CPU with every
@@ -148,6 +170,39 @@ pub fn mont_mul_wide(a: &[u32], b: &[u32], f: &Montgomery) -> Vec<u32> {
             t[j - 1] = y as u32;
         }
         let top = add(y >> 32, hi);
+        assert!(top <= u32::MAX as u64, "top word overflow");
+        t[n - 1] = top as u32;
+    }
+    let value = crate::limbs::join_limbs(&t, 32);
+    assert!(value < BigUint::from(2u32) * &f.modulus, "result below 2p");
+    let reduced = if value >= f.modulus { value - &f.modulus } else { value };
+    f.limbs_of(&reduced)
+}
+
+/// [`mont_mul_wide`] for the fused `field_mul_sum`: a·b + c·d, step for step as generated, every
+/// 64-bit operation checked for overflow.
+pub fn mont_mul_sum_wide(a: &[u32], b: &[u32], c: &[u32], d: &[u32], f: &Montgomery) -> Vec<u32> {
+    let p = f.limbs_of(&f.modulus);
+    let n = p.len();
+    let add = |x: u64, y: u64| x.checked_add(y).expect("64-bit overflow");
+    let mul = |x: u32, y: u32| x as u64 * y as u64;
+    let mut t = vec![0u32; n];
+    for (&ai, &ci) in a.iter().zip(c).take(n) {
+        let mut x = add(t[0] as u64, mul(ai, b[0]));
+        let mut hi = x >> 32;
+        let mut z = add(x as u32 as u64, mul(ci, d[0]));
+        let mut hz = z >> 32;
+        let m = (z as u32).wrapping_mul(f.mu);
+        let mut y = add(z as u32 as u64, mul(m, p[0]));
+        for j in 1..n {
+            x = add(add(t[j] as u64, mul(ai, b[j])), hi);
+            hi = x >> 32;
+            z = add(add(x as u32 as u64, mul(ci, d[j])), hz);
+            hz = z >> 32;
+            y = add(add(z as u32 as u64, mul(m, p[j])), y >> 32);
+            t[j - 1] = y as u32;
+        }
+        let top = add(add(y >> 32, hi), hz);
         assert!(top <= u32::MAX as u64, "top word overflow");
         t[n - 1] = top as u32;
     }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::field_gen::{batches_of_field_mul, MAX_BATCH};
+use super::field_gen::{batches_of_field_mul, batches_of_field_mul_sum, MAX_BATCH};
 use super::identifiers::rename_identifiers;
 
 /// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
@@ -43,6 +43,8 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
     out += &mul_by_nonresidue(p, nonresidue);
     out += include_str!("../../shaders/fp2.wgsl");
     out += &if batched { batches() } else { batches_of_field_mul() };
+    // Each Fp2 sum of products is one batch of three base sums already.
+    out += &batches_of_field_mul_sum();
     out
 }
 
