@@ -52,8 +52,11 @@ fn point_is_identity(p: Point) -> bool {
 
 // Second half shared by the three formulas: from t0 = 3·X1X2 (or 3·Y² for doubling), t1, t3, t4,
 // y3 = 3b·(…), z3 the sums of products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3,
-// z3 = z3·t4 + t0·t3, each fused into one reduction (field_mul_sum).
+// z3 = z3·t4 + t0·t3, each fused into one reduction (field_mul_sum) where the field fuses them.
 fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
+    if (!SUMS_FUSED) {
+        return point_finish_apart(t0, t1, t3, t4, y3, z3);
+    }
     if (PRODUCTS_BATCHED) {
         let m = field_mul_sum_x3(t3, t1, field_neg(t4), y3, y3, t0, t1, z3, z3, t4, t0, t3);
         return Point(m.r[0], m.r[1], m.r[2]);
@@ -64,6 +67,21 @@ fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field
     let x = field_mul_sum(t3, t1, field_neg(t4), y3);
     let y = field_mul_sum(y3, t0, t1, z3);
     let z = field_mul_sum(z3, t4, t0, t3);
+    return Point(x, y, z);
+}
+
+// point_finish with each product reduced on its own (13-bit limbs, which do not fuse sums): the
+// difference formed by a subtraction, not by negating t4 first.
+fn point_finish_apart(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
+    if (PRODUCTS_BATCHED) {
+        let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
+        return Point(field_sub(m.r[1], m.r[0]), field_add(m.r[3], m.r[2]), field_add(m.r[5], m.r[4]));
+    }
+    // One product at a time, each pair summed at once, y3 and t1 last used as early as possible:
+    // at most six inputs and two results live (G2 points exceed a real GPU's registers otherwise).
+    let x = field_sub(field_mul(t3, t1), field_mul(t4, y3));
+    let y = field_add(field_mul(y3, t0), field_mul(t1, z3));
+    let z = field_add(field_mul(z3, t4), field_mul(t0, t3));
     return Point(x, y, z);
 }
 

@@ -237,41 +237,7 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
     for spec in specs() {
         let m = spec.base_muls_per_mul() as usize;
         let source = compose(spec, Stage::Smvp, MulForm::ROLLED);
-        let body = |name: &str| {
-            let start = source.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("{name} in {}", spec.name));
-            let rest = &source[start..];
-            &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)]
-        };
-        let count = |text: &str| -> u64 {
-            let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
-            // A fused sum a·b + c·d is two products (with one reduction).
-            let sums: usize = 2 * text.matches("field_mul_sum(").count()
-                + (2..=3).map(|k| 2 * k * text.matches(&format!("field_mul_sum_x{k}(")).count()).sum::<usize>();
-            let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(&source, "mul_by_b3", m);
-            ((text.matches("field_mul(").count() + batched + sums) * m + calls_to_const_mul) as u64
-        };
-        // A formula with a form for unbatched products either guards its batched products
-        // (`if (PRODUCTS_BATCHED) { … return …; }`, the unbatched ones after it) or first returns
-        // its twin (`if (!PRODUCTS_BATCHED) { return twin(…); }`). Both forms must compute as
-        // many products; the batched one is counted.
-        let muls = |name: &str| -> u64 {
-            let text = body(name);
-            if let Some((head, rest)) = text.split_once("    if (PRODUCTS_BATCHED) {\n") {
-                let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
-                let products = count(&format!("{head}{batched}"));
-                assert_eq!(products, count(unbatched), "{} {name}: products of both forms", spec.name);
-                products
-            } else if let Some((head, rest)) = text.split_once("    if (!PRODUCTS_BATCHED) {\n") {
-                let (guard, batched) = rest.split_once("\n    }\n").expect("the guard ends");
-                let twin =
-                    guard.trim().strip_prefix("return ").and_then(|call| call.split_once('(')).expect("a twin").0;
-                let products = count(&format!("{head}{batched}"));
-                assert_eq!(products, count(body(twin)), "{} {name}: products of {twin}", spec.name);
-                products
-            } else {
-                count(text)
-            }
-        };
+        let muls = |name: &str| formula_muls(&source, name, m, spec.name);
         let finish = muls("point_finish");
         let costs = spec.op_muls();
         // convert_points: into Montgomery form (as stored_from_raw), the curve equation, the
@@ -290,6 +256,55 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
             assert_eq!((step + add) as u64, costs.affine_add, "{} affine_add", spec.name);
         }
     }
+}
+
+/// The body of generated function `name` in `source`.
+fn function_body<'a>(source: &'a str, name: &str) -> &'a str {
+    let start = source.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("no function {name}"));
+    let rest = &source[start..];
+    &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)]
+}
+
+/// Base field products of curve formula `name` (`m` per field product). A formula with forms
+/// guards them: `if (!SUMS_FUSED) { return twin(…); }` or `if (!PRODUCTS_BATCHED) { return
+/// twin(…); }` first returns its twin, and `if (PRODUCTS_BATCHED) { … return …; }` guards its
+/// batched products (the unbatched ones after it). Every form must compute as many products;
+/// the batched one is counted.
+fn formula_muls(source: &str, name: &str, m: usize, curve: &str) -> u64 {
+    let count = |text: &str| -> u64 {
+        let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
+        // A sum a·b + c·d is two products (fused into one reduction or not).
+        let sums: usize = 2 * text.matches("field_mul_sum(").count()
+            + (2..=3).map(|k| 2 * k * text.matches(&format!("field_mul_sum_x{k}(")).count()).sum::<usize>();
+        let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(source, "mul_by_b3", m);
+        ((text.matches("field_mul(").count() + batched + sums) * m + calls_to_const_mul) as u64
+    };
+    let text = function_body(source, name);
+    for guard in ["    if (!SUMS_FUSED) {\n", "    if (!PRODUCTS_BATCHED) {\n"] {
+        if let Some((head, rest)) = text.split_once(guard) {
+            let (guard, others) = rest.split_once("\n    }\n").expect("the guard ends");
+            let twin = guard.trim().strip_prefix("return ").and_then(|call| call.split_once('(')).expect("a twin").0;
+            let stripped = format!("{head}{others}");
+            let products = match stripped.split_once("    if (PRODUCTS_BATCHED) {\n") {
+                Some((head, rest)) => {
+                    let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
+                    let products = count(&format!("{head}{batched}"));
+                    assert_eq!(products, count(unbatched), "{curve} {name}: products of both forms");
+                    products
+                }
+                None => count(&stripped),
+            };
+            assert_eq!(products, formula_muls(source, twin, m, curve), "{curve} {name}: products of {twin}");
+            return products;
+        }
+    }
+    if let Some((head, rest)) = text.split_once("    if (PRODUCTS_BATCHED) {\n") {
+        let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
+        let products = count(&format!("{head}{batched}"));
+        assert_eq!(products, count(unbatched), "{curve} {name}: products of both forms");
+        return products;
+    }
+    count(text)
 }
 
 /// Base field multiplications of a generated function's `field_mul` (`m` each) and `fp_mul`

@@ -88,6 +88,13 @@ impl MulForm {
         matches!(self, MulForm::Rolled { batched: false, .. })
     }
 
+    /// Whether `field_mul_sum` (a·b + c·d) fuses its two products into one Montgomery
+    /// reduction: with 32-bit limbs (see `field_wide.rs`); the 13-bit accumulators have no room
+    /// for a third product per round, so there the curve formulas keep their products apart.
+    pub fn fuses_sums(self) -> bool {
+        matches!(self, MulForm::Wide { .. })
+    }
+
     /// Bits per limb of this form's field elements.
     pub fn limb_bits(self) -> u32 {
         match self {
@@ -205,7 +212,10 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
          struct Words {{ w: array<u32, {}> }}\n\
          // Whether field_mul_xK advances its K products in one loop (software GPUs) or calls\n\
          // field_mul K times (hardware GPUs); see MulForm::batched.\n\
-         const PRODUCTS_BATCHED: bool = {};",
+         const PRODUCTS_BATCHED: bool = {};\n\
+         // Whether field_mul_sum fuses its two products into one reduction (32-bit limbs) or\n\
+         // reduces each (13-bit limbs, whose accumulators have no room for a third product).\n\
+         const SUMS_FUSED: bool = {};",
         f.modulus.bits(),
         spec.name,
         f.mu,
@@ -214,6 +224,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
         f.storage_words(),
         spec.base_words(),
         form.batched(),
+        form.fuses_sums(),
     );
     if packed {
         out += &field_packed::packed_operations(spec, f);
