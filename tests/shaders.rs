@@ -279,32 +279,27 @@ fn formula_muls(source: &str, name: &str, m: usize, curve: &str) -> u64 {
         let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(source, "mul_by_b3", m);
         ((text.matches("field_mul(").count() + batched + sums) * m + calls_to_const_mul) as u64
     };
+    // Products of a text whose batched ones may sit in a guarded block.
+    let batched_or_not = |text: &str| match text.split_once("    if (PRODUCTS_BATCHED) {\n") {
+        Some((head, rest)) => {
+            let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
+            let products = count(&format!("{head}{batched}"));
+            assert_eq!(products, count(unbatched), "{curve} {name}: products of both forms");
+            products
+        }
+        None => count(text),
+    };
     let text = function_body(source, name);
     for guard in ["    if (!SUMS_FUSED) {\n", "    if (!PRODUCTS_BATCHED) {\n"] {
         if let Some((head, rest)) = text.split_once(guard) {
             let (guard, others) = rest.split_once("\n    }\n").expect("the guard ends");
             let twin = guard.trim().strip_prefix("return ").and_then(|call| call.split_once('(')).expect("a twin").0;
-            let stripped = format!("{head}{others}");
-            let products = match stripped.split_once("    if (PRODUCTS_BATCHED) {\n") {
-                Some((head, rest)) => {
-                    let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
-                    let products = count(&format!("{head}{batched}"));
-                    assert_eq!(products, count(unbatched), "{curve} {name}: products of both forms");
-                    products
-                }
-                None => count(&stripped),
-            };
+            let products = batched_or_not(&format!("{head}{others}"));
             assert_eq!(products, formula_muls(source, twin, m, curve), "{curve} {name}: products of {twin}");
             return products;
         }
     }
-    if let Some((head, rest)) = text.split_once("    if (PRODUCTS_BATCHED) {\n") {
-        let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
-        let products = count(&format!("{head}{batched}"));
-        assert_eq!(products, count(unbatched), "{curve} {name}: products of both forms");
-        return products;
-    }
-    count(text)
+    batched_or_not(text)
 }
 
 /// Base field multiplications of a generated function's `field_mul` (`m` each) and `fp_mul`
