@@ -258,11 +258,15 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
     }
 }
 
+/// The body of generated function `name` in `source`, if it has one.
+fn find_function<'a>(source: &'a str, name: &str) -> Option<&'a str> {
+    let rest = &source[source.find(&format!("fn {name}("))?..];
+    Some(&rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)])
+}
+
 /// The body of generated function `name` in `source`.
 fn function_body<'a>(source: &'a str, name: &str) -> &'a str {
-    let start = source.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("no function {name}"));
-    let rest = &source[start..];
-    &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)]
+    find_function(source, name).unwrap_or_else(|| panic!("no function {name}"))
 }
 
 /// Base field products of curve formula `name` (`m` per field product). A formula with forms
@@ -305,9 +309,6 @@ fn formula_muls(source: &str, name: &str, m: usize, curve: &str) -> u64 {
 /// Base field multiplications of a generated function's `field_mul` (`m` each) and `fp_mul`
 /// calls (0 when it does not exist).
 fn body_muls(source: &str, name: &str, m: usize) -> usize {
-    source.find(&format!("fn {name}(")).map_or(0, |start| {
-        let rest = &source[start..];
-        let body = &rest[..rest[1..].find("\nfn ").map_or(rest.len(), |end| end + 1)];
-        body.matches("field_mul(").count() * m + body.matches("fp_mul(").count()
-    })
+    find_function(source, name)
+        .map_or(0, |body| body.matches("field_mul(").count() * m + body.matches("fp_mul(").count())
 }

@@ -264,7 +264,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                 ]
                 .concat();
                 out += &field_packed::limb_level(&limbs);
-                out += &batches_of_field_mul();
+                out += &batches_as_calls(false);
                 out += &sums_of_two_products();
             } else {
                 for gen in [reduce_once, add, sub] {
@@ -491,65 +491,54 @@ fn sub(spec: &CurveSpec) -> String {
 /// the chunks a bucket can span), so no thread comes near the budget.
 fn mul(spec: &CurveSpec, rounds: usize, batched: bool) -> String {
     let n = spec.field.limbs;
-    mul_functions(n, rounds, batched, |rounds, k| mul_products(n, rounds, k))
+    mul_functions(n, rounds, batched, false, |rounds, k| mul_products(n, rounds, k))
 }
 
-/// `field_mul` and `field_mul_xK` (K ≤ [`MAX_BATCH`]) of either limb width, `products(rounds,
-/// k)` generating one of them. Rolled (`rounds < n`) and `batched`: each batch is its own
-/// function, one loop advancing all its products. Otherwise: one `field_mul`, and the batches
-/// call it K times (drivers inline the calls; the WGSL stays small).
+/// `field_mul` and `field_mul_xK` (K ≤ [`MAX_BATCH`]) of either limb width, or with `sums`
+/// `field_mul_sum` and `field_mul_sum_xK` (K ≤ [`MAX_SUM_BATCH`]); `generate(rounds, k)`
+/// generates one of them. Rolled (`rounds < n`) and `batched`: each batch is its own function,
+/// one loop advancing all its products. Otherwise: one function, and the batches call it K
+/// times (drivers inline the calls; the WGSL stays small).
 pub(super) fn mul_functions(
     n: usize,
     rounds: usize,
     batched: bool,
-    products: impl Fn(usize, usize) -> String,
+    sums: bool,
+    generate: impl Fn(usize, usize) -> String,
 ) -> String {
     assert!(rounds > 0 && rounds <= n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
     if rounds < n && batched {
-        return (1..=MAX_BATCH).map(|k| products(rounds, k)).collect();
+        let most = if sums { MAX_SUM_BATCH } else { MAX_BATCH };
+        return (1..=most).map(|k| generate(rounds, k)).collect();
     }
-    products(rounds, 1) + &batches_of_field_mul()
+    generate(rounds, 1) + &batches_as_calls(sums)
 }
 
-/// `field_mul_sum` and `field_mul_sum_xK` (K ≤ [`MAX_SUM_BATCH`]) generated as fused sums of
-/// two products (`sums(rounds, k)` generating one of them), batched as [`mul_functions`]
-/// batches products.
-pub(super) fn mul_sum_functions(
-    n: usize,
-    rounds: usize,
-    batched: bool,
-    sums: impl Fn(usize, usize) -> String,
-) -> String {
-    if rounds < n && batched {
-        return (1..=MAX_SUM_BATCH).map(|k| sums(rounds, k)).collect();
-    }
-    sums(rounds, 1) + &batches_of_field_mul_sum()
+/// The parameters of product `i` of a generated multiplication: `a{i}: Field, b{i}: Field`,
+/// then `c{i}: Field, d{i}: Field` for a sum of two products.
+pub(super) fn product_params(i: usize, sums: bool) -> String {
+    let operands: &[char] = if sums { &['a', 'b', 'c', 'd'] } else { &['a', 'b'] };
+    operands.iter().map(|x| format!("{x}{i}: Field")).collect::<Vec<_>>().join(", ")
 }
 
-/// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul`.
-pub(super) fn batches_of_field_mul() -> String {
+/// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul` (with their `FieldXK` types),
+/// or with `sums` `field_mul_sum_xK` for K = 2..=MAX_SUM_BATCH as K calls of `field_mul_sum`.
+pub(super) fn batches_as_calls(sums: bool) -> String {
+    let (name, most) = if sums { ("field_mul_sum", MAX_SUM_BATCH) } else { ("field_mul", MAX_BATCH) };
     let mut out = String::new();
-    for k in 2..=MAX_BATCH {
-        let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
-        let calls: Vec<String> = (0..k).map(|i| format!("field_mul(a{i}, b{i})")).collect();
+    for k in 2..=most {
+        let params: Vec<String> = (0..k).map(|i| product_params(i, sums)).collect();
+        let calls: Vec<String> = (0..k)
+            .map(|i| {
+                let args = if sums { format!("a{i}, b{i}, c{i}, d{i}") } else { format!("a{i}, b{i}") };
+                format!("{name}({args})")
+            })
+            .collect();
+        if !sums {
+            let _ = writeln!(out, "struct FieldX{k} {{ r: array<Field, {k}> }}");
+        }
         out += &format!(
-            "struct FieldX{k} {{ r: array<Field, {k}> }}\nfn field_mul_x{k}({}) -> FieldX{k} {{\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
-            params.join(", "),
-            calls.join(", ")
-        );
-    }
-    out
-}
-
-/// `field_mul_sum_xK` for K = 2..=MAX_SUM_BATCH as K calls of `field_mul_sum`.
-pub(super) fn batches_of_field_mul_sum() -> String {
-    let mut out = String::new();
-    for k in 2..=MAX_SUM_BATCH {
-        let params: Vec<String> =
-            (0..k).map(|i| format!("a{i}: Field, b{i}: Field, c{i}: Field, d{i}: Field")).collect();
-        let calls: Vec<String> = (0..k).map(|i| format!("field_mul_sum(a{i}, b{i}, c{i}, d{i})")).collect();
-        out += &format!(
-            "fn field_mul_sum_x{k}({}) -> FieldX{k} {{\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
+            "fn {name}_x{k}({}) -> FieldX{k} {{\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
             params.join(", "),
             calls.join(", ")
         );
@@ -567,8 +556,7 @@ fn sums_of_two_products() -> String {
          let m = field_mul_x2(a, b, c, d);\n    return field_add(m.r[0], m.r[1]);\n}\n",
     );
     for k in 2..=MAX_SUM_BATCH {
-        let params: Vec<String> =
-            (0..k).map(|i| format!("a{i}: Field, b{i}: Field, c{i}: Field, d{i}: Field")).collect();
+        let params: Vec<String> = (0..k).map(|i| product_params(i, true)).collect();
         let operands: Vec<String> = (0..k).map(|i| format!("a{i}, b{i}, c{i}, d{i}")).collect();
         let sums: Vec<String> = (0..k).map(|i| format!("field_add(m.r[{}], m.r[{}])", 2 * i, 2 * i + 1)).collect();
         out += &format!(
@@ -647,16 +635,7 @@ pub(super) fn mul_frame(
     let MulFrame { n, rounds, k, accumulators, sums } = frame;
     let scanned: &[char] = if sums { &['a', 'c'] } else { &['a'] };
     let mut c = Code::default();
-    let params: Vec<String> = (0..k)
-        .map(|i| {
-            let pair = format!("a{i}: Field, b{i}: Field");
-            if sums {
-                format!("{pair}, c{i}: Field, d{i}: Field")
-            } else {
-                pair
-            }
-        })
-        .collect();
+    let params: Vec<String> = (0..k).map(|i| product_params(i, sums)).collect();
     let name = if sums { "field_mul_sum" } else { "field_mul" };
     if k == 1 {
         c.line(0, format!("fn {name}({}) -> Field {{", params.join(", ")));

@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::{join_limbs, Montgomery};
 
-use super::field_gen::{field_literal, mul_frame, mul_functions, mul_sum_functions, Code, MulFrame};
+use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
 /// uploaded words, for the field `f` (32-bit limbs) of `spec`, its multiplication `rounds`
@@ -27,10 +27,10 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     out += &reduce_once(&p);
     out += &add(n);
     out += &sub(&p);
-    out += &mul_functions(n, rounds, batched, |rounds, k| mul_products(&p, rounds, k, false));
-    let four_p = BigUint::from(4u32) * join_limbs(&p, 32);
+    out += &mul_functions(n, rounds, batched, false, |rounds, k| mul_products(&p, rounds, k, false));
+    let four_p = BigUint::from(4u32) * &f.modulus;
     assert!(four_p.bits() <= 32 * n as u64, "{}: 4p > R leaves no room for fused sums", spec.name);
-    out += &mul_sum_functions(n, rounds, batched, |rounds, k| mul_products(&p, rounds, k, true));
+    out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
     out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
             fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
     let limbs = (0..n).map(|j| if j < spec.base_words() { format!("w.w[{j}]") } else { "0u".into() });
@@ -153,60 +153,50 @@ fn mul_products(p: &[u32], rounds: usize, k: usize, sums: bool) -> String {
 /// 64-bit operation checked for overflow: the proof that its words fit. Inputs and output are
 /// 32-bit Montgomery limbs below p.
 pub fn mont_mul_wide(a: &[u32], b: &[u32], f: &Montgomery) -> Vec<u32> {
-    let p = f.limbs_of(&f.modulus);
-    let n = p.len();
-    let add = |x: u64, y: u64| x.checked_add(y).expect("64-bit overflow");
-    let mul = |x: u32, y: u32| x as u64 * y as u64;
-    let mut t = vec![0u32; n];
-    for &ai in a.iter().take(n) {
-        let mut x = add(t[0] as u64, mul(ai, b[0]));
-        let mut hi = x >> 32;
-        let m = (x as u32).wrapping_mul(f.mu);
-        let mut y = add(x as u32 as u64, mul(m, p[0]));
-        for j in 1..n {
-            x = add(add(t[j] as u64, mul(ai, b[j])), hi);
-            hi = x >> 32;
-            y = add(add(x as u32 as u64, mul(m, p[j])), y >> 32);
-            t[j - 1] = y as u32;
-        }
-        let top = add(y >> 32, hi);
-        assert!(top <= u32::MAX as u64, "top word overflow");
-        t[n - 1] = top as u32;
-    }
-    let value = crate::limbs::join_limbs(&t, 32);
-    assert!(value < BigUint::from(2u32) * &f.modulus, "result below 2p");
-    let reduced = if value >= f.modulus { value - &f.modulus } else { value };
-    f.limbs_of(&reduced)
+    cios_wide(a, b, None, f)
 }
 
 /// [`mont_mul_wide`] for the fused `field_mul_sum`: a·b + c·d, step for step as generated, every
 /// 64-bit operation checked for overflow.
 pub fn mont_mul_sum_wide(a: &[u32], b: &[u32], c: &[u32], d: &[u32], f: &Montgomery) -> Vec<u32> {
+    cios_wide(a, b, Some((c, d)), f)
+}
+
+/// The steps of [`mul_products`]: a·b, plus c·d through the second carry chain when `sum` is
+/// `Some((c, d))`.
+fn cios_wide(a: &[u32], b: &[u32], sum: Option<(&[u32], &[u32])>, f: &Montgomery) -> Vec<u32> {
     let p = f.limbs_of(&f.modulus);
     let n = p.len();
     let add = |x: u64, y: u64| x.checked_add(y).expect("64-bit overflow");
     let mul = |x: u32, y: u32| x as u64 * y as u64;
     let mut t = vec![0u32; n];
-    for (&ai, &ci) in a.iter().zip(c).take(n) {
-        let mut x = add(t[0] as u64, mul(ai, b[0]));
-        let mut hi = x >> 32;
-        let mut z = add(x as u32 as u64, mul(ci, d[0]));
-        let mut hz = z >> 32;
-        let m = (z as u32).wrapping_mul(f.mu);
-        let mut y = add(z as u32 as u64, mul(m, p[0]));
-        for j in 1..n {
-            x = add(add(t[j] as u64, mul(ai, b[j])), hi);
+    for i in 0..n {
+        // Carries of the a_i·b chain, the c_i·d chain and the m·p chain (0 into word 0).
+        let (mut hi, mut hz, mut y, mut m) = (0u64, 0u64, 0u64, 0u32);
+        for j in 0..n {
+            let x = add(add(t[j] as u64, mul(a[i], b[j])), hi);
             hi = x >> 32;
-            z = add(add(x as u32 as u64, mul(ci, d[j])), hz);
-            hz = z >> 32;
-            y = add(add(z as u32 as u64, mul(m, p[j])), y >> 32);
-            t[j - 1] = y as u32;
+            let z = match sum {
+                Some((c, d)) => {
+                    let z = add(add(x as u32 as u64, mul(c[i], d[j])), hz);
+                    hz = z >> 32;
+                    z
+                }
+                None => x,
+            };
+            if j == 0 {
+                m = (z as u32).wrapping_mul(f.mu);
+                y = add(z as u32 as u64, mul(m, p[0]));
+            } else {
+                y = add(add(z as u32 as u64, mul(m, p[j])), y >> 32);
+                t[j - 1] = y as u32;
+            }
         }
         let top = add(add(y >> 32, hi), hz);
         assert!(top <= u32::MAX as u64, "top word overflow");
         t[n - 1] = top as u32;
     }
-    let value = crate::limbs::join_limbs(&t, 32);
+    let value = join_limbs(&t, 32);
     assert!(value < BigUint::from(2u32) * &f.modulus, "result below 2p");
     let reduced = if value >= f.modulus { value - &f.modulus } else { value };
     f.limbs_of(&reduced)

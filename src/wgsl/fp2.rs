@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::field_gen::{batches_of_field_mul, batches_of_field_mul_sum, MAX_BATCH};
+use super::field_gen::{batches_as_calls, product_params, MAX_BATCH};
 use super::identifiers::rename_identifiers;
 
 /// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
@@ -42,9 +42,9 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
     let mut out = base;
     out += &mul_by_nonresidue(p, nonresidue);
     out += include_str!("../../shaders/fp2.wgsl");
-    out += &if batched { batches() } else { batches_of_field_mul() };
+    out += &if batched { batches() } else { batches_as_calls(false) };
     // Each Fp2 sum of products is one batch of three base sums already.
-    out += &batches_of_field_mul_sum();
+    out += &batches_as_calls(true);
     out
 }
 
@@ -77,7 +77,7 @@ fn mul_by_nonresidue(p: &BigUint, nonresidue: &BigUint) -> String {
 fn batches() -> String {
     let mut out = String::new();
     for k in 2..=MAX_BATCH {
-        let params: Vec<String> = (0..k).map(|i| format!("a{i}: Field, b{i}: Field")).collect();
+        let params: Vec<String> = (0..k).map(|i| product_params(i, false)).collect();
         let _ = writeln!(out, "struct FieldX{k} {{ r: array<Field, {k}> }}");
         let _ = writeln!(out, "fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", "));
         let per_batch = MAX_BATCH / 3;
