@@ -34,7 +34,7 @@ fn pieces(j: u32, w: u32) -> u32 {
     if (start == end) {
         return 0u;
     }
-    let carries = (end - 1u - w * plan.n) / plan.chunk_len - (start - w * plan.n) / plan.chunk_len;
+    let carries = chunk_of_entry(plan, w, end - 1u) - chunk_of_entry(plan, w, start);
     return 1u + (carries + plan.carry_group - 1u) / plan.carry_group;
 }
 
@@ -43,7 +43,7 @@ fn piece(j: u32, w: u32, i: u32) -> Point {
     if (i == 0u) {
         return point_unpack(buckets[j]);
     }
-    let first_carry = (bucket_starts[j] - w * plan.n) / plan.chunk_len + 1u;
+    let first_carry = chunk_of_entry(plan, w, bucket_starts[j]) + 1u;
     return point_unpack(carries[w * plan.chunks_per_window + first_carry + (i - 1u) * plan.carry_group]);
 }
 

@@ -63,6 +63,12 @@ fn all_windows(p: Plan) -> u32 {
     return p.sets * p.num_windows;
 }
 
+// The chunk, counted within window w, that holds window w's CSR entry `entry` (global offset):
+// window w's entries start at w·n and each chunk holds p.chunk_len of them (chunks.wgsl).
+fn chunk_of_entry(p: Plan, w: u32, entry: u32) -> u32 {
+    return (entry - w * p.n) / p.chunk_len;
+}
+
 // Scalars of each set, n / F (Plan::scalars_per_set).
 fn scalars_per_set(p: Plan) -> u32 {
     return p.n / p.fold;

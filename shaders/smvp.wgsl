@@ -64,8 +64,8 @@ fn combine_carries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     if (bucket_starts[j] >= range.x) {
         return;
     }
-    let first_carry = (bucket_starts[j] - w * plan.n) / plan.chunk_len + 1u;
-    let last_carry = (bucket_ends[j] - 1u - w * plan.n) / plan.chunk_len;
+    let first_carry = chunk_of_entry(plan, w, bucket_starts[j]) + 1u;
+    let last_carry = chunk_of_entry(plan, w, bucket_ends[j] - 1u);
     if ((k - first_carry) % plan.carry_group != 0u) {
         return;
     }
