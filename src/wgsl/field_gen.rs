@@ -183,8 +183,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
     let field = match &spec.extension {
         None => prime,
         Some(extension) => {
-            fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue, form.batched())
-                + FIELD_HELPERS
+            fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue, form) + FIELD_HELPERS
         }
     };
     field + &curve_constants(spec, f, form.packed_values())

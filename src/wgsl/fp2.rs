@@ -8,8 +8,9 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::field_gen::{batches_as_calls, product_params, MAX_BATCH};
+use super::field_gen::{batches_as_calls, product_params, MAX_BATCH, MAX_SUM_BATCH};
 use super::identifiers::rename_identifiers;
+use super::MulForm;
 
 /// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
 /// and `Words` become `Fp`, `PackedFp`, `FpXK` and `FpWords`; `field_*` functions and `FIELD_*`
@@ -35,14 +36,20 @@ pub(super) fn base_namespace(code: &str) -> String {
 }
 
 /// The Fp2 layer over `base` (the base field's module already in the `fp` namespace), for the
-/// non-residue β (u² = β) of the base field with modulus `p`; `batched` as
-/// [`MulForm::batched`](super::MulForm::batched): `field_mul_xK` advances the 3K base products
-/// together, or (hardware GPUs) calls `field_mul` K times, as the base field's does.
-pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, batched: bool) -> String {
+/// non-residue β (u² = β) of the base field with modulus `p`, in the limb `form` of the base
+/// field: when [`MulForm::batched`], `field_mul_xK` advances the base products of its K
+/// products together (Karatsuba's 3K, or where [`MulForm::fuses_sums`] the schoolbook form's 2K
+/// fused sums, as `field_mul` computes them); otherwise (hardware GPUs) it calls `field_mul` K
+/// times, as the base field's does.
+pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, form: MulForm) -> String {
     let mut out = base;
     out += &mul_by_nonresidue(p, nonresidue);
     out += include_str!("../../shaders/fp2.wgsl");
-    out += &if batched { batches() } else { batches_as_calls(false) };
+    out += &match (form.batched(), form.fuses_sums()) {
+        (false, _) => batches_as_calls(false),
+        (true, false) => batches(),
+        (true, true) => fused_batches(),
+    };
     // Each Fp2 sum of products is one batch of three base sums already.
     out += &batches_as_calls(true);
     out
@@ -101,6 +108,38 @@ fn batches() -> String {
             }
         }
         let _ = writeln!(out, "    return FieldX{k}(array<Field, {k}>({}));\n}}", results.join(", "));
+    }
+    out
+}
+
+/// `field_mul_xK` over Fp2 for K = 2..=MAX_BATCH when sums are fused: the schoolbook form of
+/// `field_mul`, each product's two fused base sums, in batches of `MAX_SUM_BATCH` sums (one
+/// loop per batch, software GPUs).
+fn fused_batches() -> String {
+    let mut out = String::new();
+    for k in 2..=MAX_BATCH {
+        let params: Vec<String> = (0..k).map(|i| product_params(i, false)).collect();
+        let _ = writeln!(out, "struct FieldX{k} {{ r: array<Field, {k}> }}");
+        let _ = writeln!(out, "fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", "));
+        // Sum 2i is c0 of product i, sum 2i + 1 its c1.
+        let sums: Vec<String> = (0..k)
+            .flat_map(|i| {
+                [
+                    format!("a{i}.c0, b{i}.c0, fp_mul_by_nonresidue(a{i}.c1), b{i}.c1"),
+                    format!("a{i}.c0, b{i}.c1, a{i}.c1, b{i}.c0"),
+                ]
+            })
+            .collect();
+        let mut results = Vec::new();
+        for (batch, chunk) in sums.chunks(MAX_SUM_BATCH).enumerate() {
+            let call = if chunk.len() == 1 { "fp_mul_sum".to_string() } else { format!("fp_mul_sum_x{}", chunk.len()) };
+            let _ = writeln!(out, "    let m{batch} = {call}({});", chunk.join(", "));
+            for j in 0..chunk.len() {
+                results.push(if chunk.len() == 1 { format!("m{batch}") } else { format!("m{batch}.r[{j}]") });
+            }
+        }
+        let products: Vec<String> = results.chunks(2).map(|pair| format!("Field({}, {})", pair[0], pair[1])).collect();
+        let _ = writeln!(out, "    return FieldX{k}(array<Field, {k}>({}));\n}}", products.join(", "));
     }
     out
 }
