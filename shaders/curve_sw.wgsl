@@ -121,10 +121,16 @@ fn point_add(p: Point, q: Point) -> Point {
 fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t0 = field_mul(p.x, q.x);
     let t1 = field_mul(p.y, q.y);
-    let t3 = field_sub(field_mul(field_add(p.x, p.y), field_add(q.x, q.y)), field_add(t0, t1));
     let t2 = field_mul(p.z, q.z);
-    let t4 = field_sub(field_mul(field_add(p.y, p.z), field_add(q.y, q.z)), field_add(t1, t2));
-    let y3 = field_sub(field_mul(field_add(p.x, p.z), field_add(q.x, q.z)), field_add(t0, t2));
+    let p_xy = field_add(p.x, p.y);
+    let p_yz = field_add(p.y, p.z);
+    let p_xz = field_add(p.x, p.z);
+    let q_xy = field_add(q.x, q.y);
+    let q_yz = field_add(q.y, q.z);
+    let q_xz = field_add(q.x, q.z);
+    let t3 = field_sub(field_mul(p_xy, q_xy), field_add(t0, t1));
+    let t4 = field_sub(field_mul(p_yz, q_yz), field_add(t1, t2));
+    let y3 = field_sub(field_mul(p_xz, q_xz), field_add(t0, t2));
     let b3t2 = mul_by_b3(t2);
     return point_finish(field_add(field_double(t0), t0), field_sub(t1, b3t2), t3, t4, mul_by_b3(y3), field_add(t1, b3t2));
 }

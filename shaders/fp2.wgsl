@@ -48,12 +48,12 @@ fn fp2_from_products(a0b0: Fp, a1b1: Fp, sum_product: Fp) -> Field {
     return Field(fp_add(a0b0, fp_mul_by_nonresidue(a1b1)), fp_sub(sum_product, fp_add(a0b0, a1b1)));
 }
 
-// With 32-bit limbs (SUMS_FUSED), the schoolbook form as two fused base sums instead,
+// With 32-bit limbs (FP_SUMS_FUSED), the schoolbook form as two fused base sums instead,
 //   a·b = (a0·b0 + (β·a1)·b1) + (a0·b1 + a1·b0)·u:
 // four products but two reductions where Karatsuba takes three of each, and no sums of
 // coordinates; a third fewer instructions on a real GPU compiler (BENCHMARKS.md).
 fn field_mul(a: Field, b: Field) -> Field {
-    if (SUMS_FUSED) {
+    if (FP_SUMS_FUSED) {
         return Field(fp_mul_sum(a.c0, b.c0, fp_mul_by_nonresidue(a.c1), b.c1), fp_mul_sum(a.c0, b.c1, a.c1, b.c0));
     }
     if (!PRODUCTS_BATCHED) {

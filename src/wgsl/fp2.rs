@@ -15,13 +15,15 @@ use super::MulForm;
 /// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
 /// and `Words` become `Fp`, `PackedFp`, `FpXK` and `FpWords`; `field_*` functions and `FIELD_*`
 /// constants `fp_*` and `FP_*`; `R2_MOD_P`, `ARK_TO_MONT` and `words_below_p` get an `fp` prefix.
-/// The limb constants (`LIMBS`, `P`, `MU`, …) keep their names: only the base field has limbs.
+/// `SUMS_FUSED` becomes `FP_SUMS_FUSED`: the Fp2 layer says for itself whether its sums fuse
+/// ([`sums_fused`]). The limb constants (`LIMBS`, `P`, `MU`, …) keep their names: only the
+/// base field has limbs.
 pub(super) fn base_namespace(code: &str) -> String {
     rename_identifiers(code, |name| match name {
         "Field" => Some("Fp".into()),
         "PackedField" => Some("PackedFp".into()),
         "Words" => Some("FpWords".into()),
-        "R2_MOD_P" | "ARK_TO_MONT" => Some(format!("FP_{name}")),
+        "R2_MOD_P" | "ARK_TO_MONT" | "SUMS_FUSED" => Some(format!("FP_{name}")),
         "words_below_p" => Some(format!("fp_{name}")),
         _ => {
             if let Some(rest) = name.strip_prefix("field_") {
@@ -44,6 +46,12 @@ pub(super) fn base_namespace(code: &str) -> String {
 pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, form: MulForm) -> String {
     let mut out = base;
     out += &mul_by_nonresidue(p, nonresidue);
+    let _ = writeln!(
+        out,
+        "// Whether the curve formulas sum Fp2 products through field_mul_sum (see sums_fused in\n\
+         // src/wgsl/fp2.rs) or product by product.\nconst SUMS_FUSED: bool = {};",
+        sums_fused(p, form)
+    );
     out += include_str!("../../shaders/fp2.wgsl");
     out += &match (form.batched(), form.fuses_sums()) {
         (false, _) => batches_as_calls(false),
@@ -53,6 +61,18 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
     // Each Fp2 sum of products is one batch of three base sums already.
     out += &batches_as_calls(true);
     out
+}
+
+/// Whether the curve formulas form their sums of two Fp2 products with `field_mul_sum`
+/// (Karatsuba over three fused base sums: three reductions where two products take four) or
+/// product by product (`point_finish_apart`). Fused where the base field fuses its sums, except
+/// in hardware GPUs' form over base fields wider than 256 bits (the BLS12 G2 groups): there
+/// Karatsuba's four operand sums, beside the six Fp2 values a point addition holds at its end,
+/// took the additions past 256 registers on a real GPU compiler (85–139 spilled on navi21),
+/// and product by product they spill 0–23 for about 6% more instructions (BENCHMARKS.md). On
+/// BN254's 254-bit field the registers do not change, so it keeps the fused sums.
+fn sums_fused(p: &BigUint, form: MulForm) -> bool {
+    form.fuses_sums() && (form.batched() || p.bits() <= 256)
 }
 
 /// `fp_mul_by_nonresidue(a)` = β·a: an addition chain when β or −β is a small integer (−1 on
