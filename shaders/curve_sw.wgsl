@@ -70,8 +70,9 @@ fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field
     return Point(x, y, z);
 }
 
-// point_finish with each product reduced on its own (13-bit limbs, which do not fuse sums): the
-// difference formed by a subtraction, not by negating t4 first.
+// point_finish with each product reduced on its own (13-bit limbs, which do not fuse sums, and
+// the BLS12 G2 groups on hardware GPUs: see sums_fused in src/wgsl/fp2.rs): the difference
+// formed by a subtraction, not by negating t4 first.
 fn point_finish_apart(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
     if (PRODUCTS_BATCHED) {
         let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
@@ -116,8 +117,10 @@ fn point_add(p: Point, q: Point) -> Point {
     return point_finish(t0, t1, t3, t4, y3, z3);
 }
 
-// RCB algorithm 7 with one product at a time, each sum formed where it is used (hardware
-// GPUs): the same values as point_add's batched order.
+// RCB algorithm 7 with one product at a time (hardware GPUs): the same values as point_add's
+// batched order. The three plain products come first, then the six coordinate sums, so that
+// each input is last used early: fewer values live during each product (8–32 fewer VGPRs on
+// navi21; BENCHMARKS.md).
 fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t0 = field_mul(p.x, q.x);
     let t1 = field_mul(p.y, q.y);
