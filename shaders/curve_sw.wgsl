@@ -119,7 +119,7 @@ fn point_add(p: Point, q: Point) -> Point {
 
 // RCB algorithm 7 with one product at a time (hardware GPUs): the same values as point_add's
 // batched order. The three plain products come first, then the six coordinate sums, so that
-// each input is last used early: fewer values live during each product (8–32 fewer VGPRs on
+// each input is last used early: fewer values live during each product (up to 32 fewer VGPRs on
 // navi21; BENCHMARKS.md).
 fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t0 = field_mul(p.x, q.x);
