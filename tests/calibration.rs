@@ -10,7 +10,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::Accumulation;
-use webgpu_msm::testing::shared_context;
+use webgpu_msm::testing::{shared_context, tests_every_form};
 use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{Calibration, CurveFn, CurveId, CurveModel, GpuCurve, MsmContext};
 
@@ -89,7 +89,8 @@ fn a_second_context_on_the_adapter_reuses_the_calibration() {
 }
 
 /// What the caller fixes is not measured: `with_mul_form` fixes the form, `with_accumulation`
-/// the accumulation (projective on twisted Edwards curves, which have no other).
+/// the accumulation (projective on twisted Edwards curves, which have no other); the fixed
+/// kernels compute arkworks' answer.
 struct Overrides;
 
 impl CurveFn for Overrides {
@@ -106,7 +107,11 @@ impl CurveFn for Overrides {
         assert_eq!(chosen.kernels.form, MulForm::ROLLED);
         assert_eq!(chosen.kernels.accumulation, expected);
         assert!(chosen.form_rates.is_empty() && chosen.accumulation_seconds.is_empty(), "{chosen:?}");
-        matches_arkworks::<G>(&ctx);
+        // The fixed kernels' answer, where the tests run every form: the BLS12 G2 groups' 13-bit
+        // batch-affine pipelines would add two minutes of lavapipe compiling to CI.
+        if tests_every_form::<G>() {
+            matches_arkworks::<G>(&ctx);
+        }
     }
 }
 

@@ -242,19 +242,20 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
     let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
-    let out = run_test_kernel::<G>(
-        ctx,
-        "test_point_ops",
-        &[(2, &point_in), (3, &raw_in)],
-        (4, cases.len() * 4 * point_words),
-        cases.len() as u32,
-    );
-    let got = points_from_gpu::<G>(&out, G::spec(), form_of::<G>(ctx)).expect("GPU points are on the curve");
+    let n = cases.len();
+    let inputs: [(u32, &[u32]); 2] = [(2, &point_in), (3, &raw_in)];
+    let run = |entry: &str, results: usize| {
+        let out = run_test_kernel::<G>(ctx, entry, &inputs, (4, n * results * point_words), (n * results) as u32);
+        points_from_gpu::<G>(&out, G::spec(), form_of::<G>(ctx)).expect("GPU points are on the curve")
+    };
+    let (sums, doubles, stored) =
+        (run("test_point_add", 1), run("test_point_double", 1), run("test_point_add_stored", 2));
     for (i, (p, q)) in cases.iter().enumerate() {
         let (p, q) = (p.into_group(), q.into_group());
+        let got = [sums[i], doubles[i], stored[2 * i], stored[2 * i + 1]];
         let expected = [p + q, p.double(), p + q, p - q];
-        for (k, e) in expected.iter().enumerate() {
-            assert_eq!(got[4 * i + k], *e, "{} case {i} op {k}", spec.name);
+        for (k, (g, e)) in got.iter().zip(&expected).enumerate() {
+            assert_eq!(g, e, "{} case {i} op {k}", spec.name);
         }
     }
 }
