@@ -237,16 +237,18 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         cases.push((p0, G::zero()));
     }
     let lambda = BigUint::from(0x1234_5678u32);
+    let form = form_of::<G>(ctx);
     let point_in: Vec<u32> =
-        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, form_of::<G>(ctx))).collect();
+        cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, form)).collect();
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
+    let point_words = spec.point_coords() * spec.packed_words(form);
     let n = cases.len();
     let inputs: [(u32, &[u32]); 2] = [(2, &point_in), (3, &raw_in)];
     let run = |entry: &str, results: usize| {
-        let out = run_test_kernel::<G>(ctx, entry, &inputs, (4, n * results * point_words), (n * results) as u32);
-        points_from_gpu::<G>(&out, G::spec(), form_of::<G>(ctx)).expect("GPU points are on the curve")
+        let output = (4, n * results * point_words);
+        let out = run_spec_test_kernel(ctx, spec, form, entry, &inputs, output, (n * results) as u32);
+        points_from_gpu::<G>(&out, spec, form).expect("GPU points are on the curve")
     };
     let (sums, doubles, stored) =
         (run("test_point_add", 1), run("test_point_double", 1), run("test_point_add_stored", 2));
