@@ -7,14 +7,52 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
-# step COMMAND...: runs one step and prints how long it took (CI must stay well inside its limit).
+# children_cpu: sets CHILDREN_CPU to the CPU seconds (user + system) this shell's finished
+# children have used (the `times` builtin, run in this shell, not a subshell).
+times_file=$(mktemp)
+children_cpu() {
+    times > "$times_file"
+    CHILDREN_CPU=$(awk -F'[ms ]+' 'NR == 2 { printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }' "$times_file")
+}
+
+# step COMMAND...: runs one step and prints how long it took and the CPU time it used (CI must
+# stay well inside its limit; CPU time ÷ wall time says how much of the machine a step keeps busy).
 step() {
-    local start=$SECONDS
+    local start=$SECONDS cpu
+    children_cpu
+    cpu=$CHILDREN_CPU
     "$@"
-    echo "test.sh: $* took $((SECONDS - start)) s" >&2
+    children_cpu
+    echo "test.sh: $* took $((SECONDS - start)) s (CPU $((CHILDREN_CPU - cpu)) s)" >&2
 }
 
 bash scripts/setup-native.sh
+# What the browser and JS steps install from Debian, now: the two lanes below must not run apt at
+# once (dpkg's lock).
+. scripts/lib.sh
+need_chromium
+need_node
+
+# Two lanes at once: the native steps keep about 1.8 cores of a 2-core machine busy, the browser
+# and JS steps about one (their CPU time ÷ wall time, BENCHMARKS.md), so one after the other
+# left a core idle for half the run. The browser lane's output is kept in a file and printed
+# when both are done.
+web_lane() {
+    times_file=$(mktemp) # this lane's own (it runs beside the other)
+    step bash scripts/test-web.sh
+    step bash scripts/test-page.sh
+    step bash scripts/test-node.sh
+    step bash scripts/test-deno.sh
+    step bash scripts/test-worker.sh
+}
+web_log=$(mktemp)
+set -m # the lane gets a process group of its own, so that a failure here can stop all of it
+web_lane </dev/null >"$web_log" 2>&1 &
+web=$!
+set +m
+# A failed native step stops the lane and shows what it had printed.
+trap 'kill -- -$web 2>/dev/null || true; echo "test.sh: the browser and JS lane, stopped:" >&2; cat "$web_log" >&2' EXIT
+
 # lavapipe is what a bare machine has; set WEBGPU_MSM_EXPECT_ADAPTER= (empty) to run on another GPU.
 # A test process keeps every context it opens, and lavapipe keeps each context's compiled
 # kernels in host memory: bn254-g2's tests alone peak at 13 GB, all curves in one process went
@@ -26,8 +64,14 @@ lavapipe_test bn254_g2::
 lavapipe_test bls12_381_g2:: bls12_377_g2::
 step bash scripts/test-single-curve.sh bn254
 step bash scripts/test-swiftshader.sh
-step bash scripts/test-web.sh
-step bash scripts/test-page.sh
-step bash scripts/test-node.sh
-step bash scripts/test-deno.sh
-step bash scripts/test-worker.sh
+
+web_status=0
+wait "$web" || web_status=$?
+trap - EXIT
+echo "test.sh: the browser and JS lane's output:" >&2
+cat "$web_log" >&2
+if [ "$web_status" != 0 ]; then
+    echo "test.sh: the browser and JS lane failed (exit status $web_status)" >&2
+    exit "$web_status"
+fi
+echo "test.sh: every step passed, $((SECONDS / 60)) min $((SECONDS % 60)) s in all" >&2
