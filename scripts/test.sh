@@ -7,23 +7,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
-# children_cpu: sets CHILDREN_CPU to the CPU seconds (user + system) this shell's finished
-# children have used (the `times` builtin, run in this shell, not a subshell).
-times_file=$(mktemp)
-children_cpu() {
-    times > "$times_file"
-    CHILDREN_CPU=$(awk -F'[ms ]+' 'NR == 2 { printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }' "$times_file")
-}
-
 # step COMMAND...: runs one step and prints how long it took and the CPU time it used (CI must
 # stay well inside its limit; CPU time ÷ wall time says how much of the machine a step keeps busy).
+# The step runs in a subshell that reports its own children's CPU time (`times`), so a lane
+# that ends and is reaped meanwhile is not counted in the other lane's step.
 step() {
-    local start=$SECONDS cpu
-    children_cpu
-    cpu=$CHILDREN_CPU
-    "$@"
-    children_cpu
-    echo "test.sh: $* took $((SECONDS - start)) s (CPU $((CHILDREN_CPU - cpu)) s)" >&2
+    local start=$SECONDS cpu_file
+    cpu_file=$(mktemp)
+    ("$@"; times >"$cpu_file")
+    local cpu
+    cpu=$(awk -F'[ms ]+' 'NR == 2 { printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }' "$cpu_file")
+    rm -f "$cpu_file"
+    echo "test.sh: $* took $((SECONDS - start)) s (CPU $cpu s)" >&2
 }
 
 bash scripts/setup-native.sh
@@ -38,7 +33,6 @@ need_node
 # left a core idle for half the run. The browser lane's output is kept in a file and printed
 # when both are done.
 web_lane() {
-    times_file=$(mktemp) # this lane's own (it runs beside the other)
     step bash scripts/test-web.sh
     step bash scripts/test-page.sh
     step bash scripts/test-node.sh
@@ -46,12 +40,16 @@ web_lane() {
     step bash scripts/test-worker.sh
 }
 web_log=$(mktemp)
+show_web_log() {
+    echo "test.sh: the browser and JS lane's output$1:" >&2
+    cat "$web_log" >&2
+}
 set -m # the lane gets a process group of its own, so that a failure here can stop all of it
 web_lane </dev/null >"$web_log" 2>&1 &
 web=$!
 set +m
 # A failed native step stops the lane and shows what it had printed.
-trap 'kill -- -$web 2>/dev/null || true; echo "test.sh: the browser and JS lane, stopped:" >&2; cat "$web_log" >&2' EXIT
+trap 'kill -- -$web 2>/dev/null || true; show_web_log " (stopped)"' EXIT
 
 # lavapipe is what a bare machine has; set WEBGPU_MSM_EXPECT_ADAPTER= (empty) to run on another GPU.
 # A test process keeps every context it opens, and lavapipe keeps each context's compiled
@@ -68,8 +66,7 @@ step bash scripts/test-swiftshader.sh
 web_status=0
 wait "$web" || web_status=$?
 trap - EXIT
-echo "test.sh: the browser and JS lane's output:" >&2
-cat "$web_log" >&2
+show_web_log ""
 if [ "$web_status" != 0 ]; then
     echo "test.sh: the browser and JS lane failed (exit status $web_status)" >&2
     exit "$web_status"
