@@ -14,6 +14,7 @@ use num_bigint::BigUint;
 use crate::curve::{CurveModel, CurveSpec};
 use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
 
+use super::storage::PackedWords;
 use super::{field_packed, field_wide, fp2};
 
 /// How `field_mul` is generated; both compute the same function. `rounds` is the most
@@ -206,7 +207,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
          // An element in Montgomery form, R = 2^({bits}·LIMBS), one {bits}-bit limb per u32.\n\
          {}\
          // Storage layout: {}.\n\
-         struct PackedField {{ w: array<u32, {}> }}\n\
+         {}\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
          struct Words {{ w: array<u32, {}> }}\n\
          // Whether field_mul_xK advances its K products in one loop (software GPUs) or calls\n\
@@ -220,7 +221,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
         f.mu,
         if packed { String::new() } else { format!("struct Field {{ l: array<u32, {n}> }}\n") },
         if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
-        f.storage_words(),
+        PackedWords::new(f.storage_words()).declaration(),
         spec.base_words(),
         form.batched(),
         form.fuses_sums(),
@@ -696,16 +697,22 @@ fn pack(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
     let words: Vec<String> = (0..n / 2).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
     format!(
-        "fn field_pack(a: Field) -> PackedField {{\n    return PackedField(array<u32, {}>({}));\n}}\n",
-        n / 2,
-        words.join(", ")
+        "fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n",
+        PackedWords::new(n / 2).construct(&words)
     )
 }
 
 fn unpack(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
-    let limbs =
-        (0..n).map(|j| if j % 2 == 0 { format!("p.w[{}] & 0xffffu", j / 2) } else { format!("p.w[{}] >> 16u", j / 2) });
+    let storage = PackedWords::new(n / 2);
+    let limbs = (0..n).map(|j| {
+        let word = storage.word("p", j / 2);
+        if j % 2 == 0 {
+            format!("{word} & 0xffffu")
+        } else {
+            format!("{word} >> 16u")
+        }
+    });
     format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
 }
 

@@ -17,6 +17,7 @@ use crate::limbs::{pack_limbs, Montgomery};
 
 use super::field_gen::{mont_finish, mont_round, Code};
 use super::identifiers::rename_identifiers;
+use super::storage::PackedWords;
 
 /// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
 /// `FieldXK` stays (the batches are written on packed values), and every `field_*` function
@@ -58,8 +59,8 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
     // limbs_unpack and limbs_pack are field_gen's unpack and pack at the limb level.
     let _ = writeln!(
         out,
-        "fn limbs_of(a: Field) -> Limbs {{\n    return limbs_unpack(PackedField(a.w));\n}}\n\
-         fn field_of(a: Limbs) -> Field {{\n    return Field(limbs_pack(a).w);\n}}"
+        "fn limbs_of(a: Field) -> Limbs {{\n    return limbs_unpack(field_pack(a));\n}}\n\
+         fn field_of(a: Limbs) -> Field {{\n    return field_unpack(limbs_pack(a));\n}}"
     );
     // The multiplication's b: every limb feeds N multiply-adds. Taken out as 16-bit halves
     // (`& 0xffff`, `>> 16`), AMD's compiler folds each half into the multiplications as an
@@ -79,7 +80,7 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
     let _ = writeln!(
         out,
         "fn limbs_of_multiplier(a: Field) -> Limbs {{\n    return Limbs(array<u32, {n}>({}));\n}}\n\
-         fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(PackedField(a.w), limbs_of_multiplier(b)));\n}}",
+         fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(field_pack(a), limbs_of_multiplier(b)));\n}}",
         limbs.join(", ")
     );
     for op in ["add", "sub"] {
@@ -88,11 +89,16 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
             "fn field_{op}(a: Field, b: Field) -> Field {{\n    return field_of(limbs_{op}(limbs_of(a), limbs_of(b)));\n}}"
         );
     }
+    let storage = PackedWords::new(words);
+    let stored: Vec<String> = (0..words).map(|k| format!("a.w[{k}]")).collect();
+    let unstored: Vec<String> = (0..words).map(|k| storage.word("p", k)).collect();
     let _ = writeln!(
         out,
         "fn field_from_words(w: Words) -> Field {{\n    return field_of(limbs_from_words(w));\n}}\n\
-         fn field_pack(a: Field) -> PackedField {{\n    return PackedField(a.w);\n}}\n\
-         fn field_unpack(p: PackedField) -> Field {{\n    return Field(p.w);\n}}"
+         fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n\
+         fn field_unpack(p: PackedField) -> Field {{\n    return Field(array<u32, {words}>({}));\n}}",
+        storage.construct(&stored),
+        unstored.join(", ")
     );
     out
 }
@@ -109,8 +115,9 @@ pub(super) fn mul_packed_a(n: usize, words: usize) -> String {
     );
     let mut c = Code::default();
     c.line(0, "fn field_mul_packed(a0: PackedField, b0: Field) -> Field {");
+    let storage = PackedWords::new(all);
     for k in 0..all {
-        c.line(1, format!("var w{k}: u32 = a0.w[{k}];"));
+        c.line(1, format!("var w{k}: u32 = {};", storage.word("a0", k)));
     }
     for j in 0..n - 1 {
         c.line(1, format!("var t0_{j}: u32 = 0u;"));

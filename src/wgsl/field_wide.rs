@@ -5,12 +5,15 @@
 //! the curve formulas and stages run unchanged on either. Carries travel in the high half of
 //! `u64` sums: a 32×32-bit product plus two 32-bit words never exceeds 2^64 − 1.
 
+use std::fmt::Write;
+
 use num_bigint::BigUint;
 
 use crate::curve::CurveSpec;
 use crate::limbs::{join_limbs, Montgomery};
 
 use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
+use super::storage::PackedWords;
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
 /// uploaded words, for the field `f` (32-bit limbs) of `spec`, its multiplication `rounds`
@@ -31,8 +34,11 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     let four_p = BigUint::from(4u32) * &f.modulus;
     assert!(four_p.bits() <= 32 * n as u64, "{}: 4p > R leaves no room for fused sums", spec.name);
     out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
-    out += "fn field_pack(a: Field) -> PackedField {\n    return PackedField(a.l);\n}\n\
-            fn field_unpack(p: PackedField) -> Field {\n    return Field(p.w);\n}\n";
+    let storage = PackedWords::new(n);
+    let words: Vec<String> = (0..n).map(|j| format!("a.l[{j}]")).collect();
+    let _ = writeln!(out, "fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}", storage.construct(&words));
+    let limbs = (0..n).map(|j| storage.word("p", j));
+    let _ = writeln!(out, "fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}", field_literal(limbs, n));
     let limbs = (0..n).map(|j| if j < spec.base_words() { format!("w.w[{j}]") } else { "0u".into() });
     out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
     out
