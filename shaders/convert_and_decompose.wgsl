@@ -19,9 +19,10 @@
 
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
-// 8 little-endian u32 words per scalar; the sets one after another (scalar i of set s at s·m + i,
+// 8 little-endian u32 words per scalar as two vec4s (read in two accesses, see
+// src/wgsl/storage.rs); the sets one after another (scalar i of set s at s·m + i,
 // m = scalars_per_set(plan)).
-@group(0) @binding(2) var<storage, read> raw_scalars: array<u32>;
+@group(0) @binding(2) var<storage, read> raw_scalars: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
 // identity[i]: POINT_USED, or POINT_SKIPPED if point i gets no digits (the identity, a bad
 // point), or POINT_LEFT_TO_HOST (no stored form: the host adds its multiple).
@@ -34,18 +35,28 @@
 // faults[FAULT_*]: !i for the lowest bad point i of each kind (atomicMax of !i), 0 for none.
 @group(0) @binding(7) var<storage, read_write> faults: array<atomic<u32>>;
 
-const SCALAR_WORDS: u32 = 8u;
+// A scalar's words: w[0..4) in low, w[4..8) in high.
+struct Scalar { low: vec4<u32>, high: vec4<u32> }
 
-// Bits [bit, bit + width) of scalar i of all sets' scalars (width ≤ 16).
-fn scalar_bits(i: u32, bit: u32, width: u32) -> u32 {
-    let word = bit >> 5u;
-    let shift = bit & 31u;
-    if (word >= SCALAR_WORDS) {
+fn load_scalar(i: u32) -> Scalar {
+    return Scalar(raw_scalars[2u * i], raw_scalars[2u * i + 1u]);
+}
+
+// Word k of s; 0 past its last word.
+fn scalar_word(s: Scalar, k: u32) -> u32 {
+    if (k >= 8u) {
         return 0u;
     }
-    var v = raw_scalars[i * SCALAR_WORDS + word] >> shift;
-    if (shift + width > 32u && word + 1u < SCALAR_WORDS) {
-        v = v | (raw_scalars[i * SCALAR_WORDS + word + 1u] << (32u - shift));
+    return select(s.high[k & 3u], s.low[k & 3u], k < 4u);
+}
+
+// Bits [bit, bit + width) of s (width ≤ 16).
+fn scalar_bits(s: Scalar, bit: u32, width: u32) -> u32 {
+    let word = bit >> 5u;
+    let shift = bit & 31u;
+    var v = scalar_word(s, word) >> shift;
+    if (shift + width > 32u) {
+        v = v | (scalar_word(s, word + 1u) << (32u - shift));
     }
     return v & ((1u << width) - 1u);
 }
@@ -130,6 +141,7 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     }
     let i = scalar % m;
     let first_window = (scalar / m) * plan.num_windows;
+    let words = load_scalar(scalar);
 
     let c = plan.window_bits;
     let half = plan.num_buckets;
@@ -142,7 +154,7 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         let point = q * m + i;
         let skip = identity[point] != POINT_USED;
         for (var w = 0u; w < plan.num_windows; w = w + 1u) {
-            let v = scalar_bits(scalar, j * c, c) + carry;
+            let v = scalar_bits(words, j * c, c) + carry;
             var digit = v;
             carry = 0u;
             if (v >= half && j + 1u < digit_count) {

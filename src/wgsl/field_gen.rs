@@ -14,7 +14,7 @@ use num_bigint::BigUint;
 use crate::curve::{CurveModel, CurveSpec};
 use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
 
-use super::storage::PackedWords;
+use super::storage::StorageWords;
 use super::{field_packed, field_wide, fp2};
 
 /// How `field_mul` is generated; both compute the same function. `rounds` is the most
@@ -209,7 +209,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
          // Storage layout: {}.\n\
          {}\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
-         struct Words {{ w: array<u32, {}> }}\n\
+         {}\
          // Whether field_mul_xK advances its K products in one loop (software GPUs) or calls\n\
          // field_mul K times (hardware GPUs); see MulForm::batched.\n\
          const PRODUCTS_BATCHED: bool = {};\n\
@@ -221,8 +221,8 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
         f.mu,
         if packed { String::new() } else { format!("struct Field {{ l: array<u32, {n}> }}\n") },
         if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
-        PackedWords::new(f.storage_words()).declaration(),
-        spec.base_words(),
+        StorageWords::packed_field(f.storage_words()).declaration(),
+        StorageWords::uploaded(spec.base_words()).declaration(),
         form.batched(),
         form.fuses_sums(),
     );
@@ -698,13 +698,13 @@ fn pack(spec: &CurveSpec) -> String {
     let words: Vec<String> = (0..n / 2).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
     format!(
         "fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n",
-        PackedWords::new(n / 2).construct(&words)
+        StorageWords::packed_field(n / 2).construct(&words)
     )
 }
 
 fn unpack(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
-    let storage = PackedWords::new(n / 2);
+    let storage = StorageWords::packed_field(n / 2);
     let limbs = (0..n).map(|j| {
         let word = storage.word("p", j / 2);
         if j % 2 == 0 {
@@ -720,15 +720,16 @@ fn unpack(spec: &CurveSpec) -> String {
 fn from_words(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
     let words = spec.base_words();
+    let uploaded = StorageWords::uploaded(words);
     let limbs = (0..n).map(|j| {
         let bit = j * LIMB_BITS as usize;
         let (k, sh) = (bit / 32, bit % 32);
         if k >= words {
             return "0u".to_string();
         }
-        let mut e = format!("(w.w[{k}] >> {sh}u)");
+        let mut e = format!("({} >> {sh}u)", uploaded.word("w", k));
         if sh + LIMB_BITS as usize > 32 && k + 1 < words {
-            e = format!("({e} | (w.w[{}] << {}u))", k + 1, 32 - sh);
+            e = format!("({e} | ({} << {}u))", uploaded.word("w", k + 1), 32 - sh);
         }
         format!("{e} & LIMB_MASK")
     });
@@ -747,11 +748,13 @@ fn field_eq(member: &str, n: usize) -> String {
 /// of w are below those of p.
 fn words_below_p(spec: &CurveSpec) -> String {
     let p = crate::limbs::to_words(&spec.field.modulus, spec.base_words());
+    let w = StorageWords::uploaded(p.len());
     let mut c = Code::default();
     c.line(0, "fn words_below_p(w: Words) -> bool {");
-    c.line(1, format!("let b0 = w.w[0] < {}u;", p[0]));
+    c.line(1, format!("let b0 = {} < {}u;", w.word("w", 0), p[0]));
     for (k, p_k) in p.iter().enumerate().skip(1) {
-        c.line(1, format!("let b{k} = w.w[{k}] < {p_k}u || (w.w[{k}] == {p_k}u && b{});", k - 1));
+        let w_k = w.word("w", k);
+        c.line(1, format!("let b{k} = {w_k} < {p_k}u || ({w_k} == {p_k}u && b{});", k - 1));
     }
     c.line(1, format!("return b{};", p.len() - 1));
     c.line(0, "}");

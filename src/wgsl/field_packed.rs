@@ -17,7 +17,7 @@ use crate::limbs::{pack_limbs, Montgomery};
 
 use super::field_gen::{mont_finish, mont_round, Code};
 use super::identifiers::rename_identifiers;
-use super::storage::PackedWords;
+use super::storage::StorageWords;
 
 /// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
 /// `FieldXK` stays (the batches are written on packed values), and every `field_*` function
@@ -89,7 +89,7 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
             "fn field_{op}(a: Field, b: Field) -> Field {{\n    return field_of(limbs_{op}(limbs_of(a), limbs_of(b)));\n}}"
         );
     }
-    let storage = PackedWords::new(words);
+    let storage = StorageWords::packed_field(words);
     let stored: Vec<String> = (0..words).map(|k| format!("a.w[{k}]")).collect();
     let unstored: Vec<String> = (0..words).map(|k| storage.word("p", k)).collect();
     let _ = writeln!(
@@ -115,7 +115,7 @@ pub(super) fn mul_packed_a(n: usize, words: usize) -> String {
     );
     let mut c = Code::default();
     c.line(0, "fn field_mul_packed(a0: PackedField, b0: Field) -> Field {");
-    let storage = PackedWords::new(all);
+    let storage = StorageWords::packed_field(all);
     for k in 0..all {
         c.line(1, format!("var w{k}: u32 = {};", storage.word("a0", k)));
     }

@@ -13,7 +13,7 @@ use crate::curve::CurveSpec;
 use crate::limbs::{join_limbs, Montgomery};
 
 use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
-use super::storage::PackedWords;
+use super::storage::StorageWords;
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
 /// uploaded words, for the field `f` (32-bit limbs) of `spec`, its multiplication `rounds`
@@ -34,12 +34,13 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     let four_p = BigUint::from(4u32) * &f.modulus;
     assert!(four_p.bits() <= 32 * n as u64, "{}: 4p > R leaves no room for fused sums", spec.name);
     out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
-    let storage = PackedWords::new(n);
+    let storage = StorageWords::packed_field(n);
     let words: Vec<String> = (0..n).map(|j| format!("a.l[{j}]")).collect();
     let _ = writeln!(out, "fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}", storage.construct(&words));
     let limbs = (0..n).map(|j| storage.word("p", j));
     let _ = writeln!(out, "fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}", field_literal(limbs, n));
-    let limbs = (0..n).map(|j| if j < spec.base_words() { format!("w.w[{j}]") } else { "0u".into() });
+    let uploaded = StorageWords::uploaded(spec.base_words());
+    let limbs = (0..n).map(|j| if j < spec.base_words() { uploaded.word("w", j) } else { "0u".into() });
     out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
     out
 }

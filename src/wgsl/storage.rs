@@ -1,6 +1,7 @@
-//! `PackedField`, a field element as it lies in storage buffers: its u32 words grouped into
-//! vectors of four where the word count allows (two, else one), so that every point, bucket and
-//! carry is read and written in 16-byte accesses. The bytes are those of `array<u32, W>`.
+//! How values lie in storage buffers: `PackedField` (a field element in the shaders' form) and
+//! `Words` (a canonical coordinate as uploaded) hold their u32 words grouped into vectors of four
+//! where the word count allows (two, else one), so that every point, bucket and carry is read
+//! and written in 16-byte accesses. The bytes are those of `array<u32, W>`.
 //!
 //! llvmpipe (lavapipe) runs a storage access whose address differs between lanes as a loop over
 //! the lanes, one loop per access: a vec4 access moves four words per loop where a u32 access
@@ -9,14 +10,21 @@
 //! compilers merge adjacent word accesses themselves: on navi21 the 32-bit-limb kernels compile
 //! to the same code, the 13-bit ones within 0.2 % of their instructions.
 
-/// The storage layout of a field element of `words` u32 words.
-pub(super) struct PackedWords {
+/// The storage layout of the WGSL struct `name`, of `words` u32 words.
+pub(super) struct StorageWords {
+    name: &'static str,
     words: usize,
 }
 
-impl PackedWords {
-    pub(super) fn new(words: usize) -> Self {
-        Self { words }
+impl StorageWords {
+    /// `PackedField` of `words` words.
+    pub(super) fn packed_field(words: usize) -> Self {
+        Self { name: "PackedField", words }
+    }
+
+    /// `Words` of `words` words.
+    pub(super) fn uploaded(words: usize) -> Self {
+        Self { name: "Words", words }
     }
 
     /// Words per vector: the widest of 4, 2 and 1 that divides the word count.
@@ -32,12 +40,12 @@ impl PackedWords {
         }
     }
 
-    /// The declaration of `struct PackedField`.
+    /// The struct's declaration.
     pub(super) fn declaration(&self) -> String {
-        format!("struct PackedField {{ v: array<{}, {}> }}\n", self.group_type(), self.words / self.width())
+        format!("struct {} {{ v: array<{}, {}> }}\n", self.name, self.group_type(), self.words / self.width())
     }
 
-    /// Word `k` of the `PackedField` expression `value`.
+    /// Word `k` of the expression `value` of this struct.
     pub(super) fn word(&self, value: &str, k: usize) -> String {
         match self.width() {
             1 => format!("{value}.v[{k}]"),
@@ -45,25 +53,25 @@ impl PackedWords {
         }
     }
 
-    /// A `PackedField` expression of the word expressions `words`, lowest first.
+    /// An expression of this struct from the word expressions `words`, lowest first.
     pub(super) fn construct(&self, words: &[String]) -> String {
-        assert_eq!(words.len(), self.words, "a PackedField takes every word");
+        assert_eq!(words.len(), self.words, "{} takes every word", self.name);
         let (w, ty) = (self.width(), self.group_type());
         let groups: Vec<String> = match w {
             1 => words.to_vec(),
             _ => words.chunks(w).map(|g| format!("{ty}({})", g.join(", "))).collect(),
         };
-        format!("PackedField(array<{ty}, {}>({}))", groups.len(), groups.join(", "))
+        format!("{}(array<{ty}, {}>({}))", self.name, groups.len(), groups.join(", "))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::PackedWords;
+    use super::StorageWords;
 
     #[test]
     fn groups_words_in_the_widest_vectors_that_divide_them() {
-        let eight = PackedWords::new(8);
+        let eight = StorageWords::packed_field(8);
         assert_eq!(eight.declaration(), "struct PackedField { v: array<vec4<u32>, 2> }\n");
         assert_eq!(eight.word("p", 5), "p.v[1].y");
         let words: Vec<String> = (0..8).map(|k| format!("a{k}")).collect();
@@ -71,11 +79,12 @@ mod tests {
             eight.construct(&words),
             "PackedField(array<vec4<u32>, 2>(vec4<u32>(a0, a1, a2, a3), vec4<u32>(a4, a5, a6, a7)))"
         );
-        let ten = PackedWords::new(10);
+        let ten = StorageWords::packed_field(10);
         assert_eq!(ten.declaration(), "struct PackedField { v: array<vec2<u32>, 5> }\n");
         assert_eq!(ten.word("p", 9), "p.v[4].y");
-        let fifteen = PackedWords::new(15);
+        let fifteen = StorageWords::packed_field(15);
         assert_eq!(fifteen.declaration(), "struct PackedField { v: array<u32, 15> }\n");
         assert_eq!(fifteen.word("p", 14), "p.v[14]");
+        assert_eq!(StorageWords::uploaded(12).declaration(), "struct Words { v: array<vec4<u32>, 3> }\n");
     }
 }
