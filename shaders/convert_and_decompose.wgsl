@@ -16,13 +16,12 @@
 #import common
 #import field
 #import curve
+#import scalar
 
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
-// 8 little-endian u32 words per scalar as two vec4s (read in two accesses, see
-// src/wgsl/storage.rs); the sets one after another (scalar i of set s at s·m + i,
-// m = scalars_per_set(plan)).
-@group(0) @binding(2) var<storage, read> raw_scalars: array<vec4<u32>>;
+// The sets' scalars one after another (scalar i of set s at s·m + i, m = scalars_per_set(plan)).
+@group(0) @binding(2) var<storage, read> raw_scalars: array<ScalarWords>;
 @group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
 // identity[i]: POINT_USED, or POINT_SKIPPED if point i gets no digits (the identity, a bad
 // point), or POINT_LEFT_TO_HOST (no stored form: the host adds its multiple).
@@ -35,23 +34,16 @@
 // faults[FAULT_*]: !i for the lowest bad point i of each kind (atomicMax of !i), 0 for none.
 @group(0) @binding(7) var<storage, read_write> faults: array<atomic<u32>>;
 
-// A scalar's words: w[0..4) in low, w[4..8) in high.
-struct Scalar { low: vec4<u32>, high: vec4<u32> }
-
-fn load_scalar(i: u32) -> Scalar {
-    return Scalar(raw_scalars[2u * i], raw_scalars[2u * i + 1u]);
-}
-
-// Word k of s; 0 past its last word.
-fn scalar_word(s: Scalar, k: u32) -> u32 {
+// Word k of s (its 8 words as two vec4s, src/wgsl/storage.rs); 0 past its last word.
+fn scalar_word(s: ScalarWords, k: u32) -> u32 {
     if (k >= 8u) {
         return 0u;
     }
-    return select(s.high[k & 3u], s.low[k & 3u], k < 4u);
+    return select(s.v[1][k & 3u], s.v[0][k & 3u], k < 4u);
 }
 
 // Bits [bit, bit + width) of s (width ≤ 16).
-fn scalar_bits(s: Scalar, bit: u32, width: u32) -> u32 {
+fn scalar_bits(s: ScalarWords, bit: u32, width: u32) -> u32 {
     let word = bit >> 5u;
     let shift = bit & 31u;
     var v = scalar_word(s, word) >> shift;
@@ -141,7 +133,7 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     }
     let i = scalar % m;
     let first_window = (scalar / m) * plan.num_windows;
-    let words = load_scalar(scalar);
+    let words = raw_scalars[scalar];
 
     let c = plan.window_bits;
     let half = plan.num_buckets;

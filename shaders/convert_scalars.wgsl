@@ -5,8 +5,8 @@
 #import scalar
 
 @group(0) @binding(0) var<uniform> plan: Plan;
-// 8 little-endian u32 words per scalar as two vec4s, of every set.
-@group(0) @binding(2) var<storage, read_write> raw_scalars: array<vec4<u32>>;
+// Every set's scalars.
+@group(0) @binding(2) var<storage, read_write> raw_scalars: array<ScalarWords>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn convert_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -14,9 +14,5 @@ fn convert_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     if (i >= plan.sets * scalars_per_set(plan)) {
         return;
     }
-    let low = raw_scalars[2u * i];
-    let high = raw_scalars[2u * i + 1u];
-    let s = scalar_from_montgomery(ScalarWords(array<u32, 8>(low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w)));
-    raw_scalars[2u * i] = vec4<u32>(s.w[0], s.w[1], s.w[2], s.w[3]);
-    raw_scalars[2u * i + 1u] = vec4<u32>(s.w[4], s.w[5], s.w[6], s.w[7]);
+    raw_scalars[i] = scalar_from_montgomery(raw_scalars[i]);
 }

@@ -15,7 +15,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::{pack_limbs, Montgomery};
 
-use super::field_gen::{mont_finish, mont_round, Code};
+use super::field_gen::{field_literal, mont_finish, mont_round, Code};
 use super::identifiers::rename_identifiers;
 use super::storage::StorageWords;
 
@@ -91,14 +91,14 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
     }
     let storage = StorageWords::packed_field(words);
     let stored: Vec<String> = (0..words).map(|k| format!("a.w[{k}]")).collect();
-    let unstored: Vec<String> = (0..words).map(|k| storage.word("p", k)).collect();
+    let unstored = field_literal((0..words).map(|k| storage.word("p", k)), words);
     let _ = writeln!(
         out,
         "fn field_from_words(w: Words) -> Field {{\n    return field_of(limbs_from_words(w));\n}}\n\
          fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n\
-         fn field_unpack(p: PackedField) -> Field {{\n    return Field(array<u32, {words}>({}));\n}}",
+         fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}",
         storage.construct(&stored),
-        unstored.join(", ")
+        unstored
     );
     out
 }

@@ -5,8 +5,6 @@
 //! the curve formulas and stages run unchanged on either. Carries travel in the high half of
 //! `u64` sums: a 32×32-bit product plus two 32-bit words never exceeds 2^64 − 1.
 
-use std::fmt::Write;
-
 use num_bigint::BigUint;
 
 use crate::curve::CurveSpec;
@@ -36,9 +34,9 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
     let storage = StorageWords::packed_field(n);
     let words: Vec<String> = (0..n).map(|j| format!("a.l[{j}]")).collect();
-    let _ = writeln!(out, "fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}", storage.construct(&words));
+    out += &format!("fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n", storage.construct(&words));
     let limbs = (0..n).map(|j| storage.word("p", j));
-    let _ = writeln!(out, "fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}", field_literal(limbs, n));
+    out += &format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
     let uploaded = StorageWords::uploaded(spec.base_words());
     let limbs = (0..n).map(|j| if j < spec.base_words() { uploaded.word("w", j) } else { "0u".into() });
     out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));

@@ -1,7 +1,8 @@
-//! How values lie in storage buffers: `PackedField` (a field element in the shaders' form) and
-//! `Words` (a canonical coordinate as uploaded) hold their u32 words grouped into vectors of four
-//! where the word count allows (two, else one), so that every point, bucket and carry is read
-//! and written in 16-byte accesses. The bytes are those of `array<u32, W>`.
+//! How values lie in storage buffers: `PackedField` (a field element in the shaders' form),
+//! `Words` (a canonical coordinate as uploaded) and `ScalarWords` (a scalar) hold their u32 words
+//! grouped into vectors of four where the word count allows (two, else one), so that every point,
+//! bucket, carry and scalar is read and written in 16-byte accesses. The bytes are those of
+//! `array<u32, W>`.
 //!
 //! llvmpipe (lavapipe) runs a storage access whose address differs between lanes as a loop over
 //! the lanes, one loop per access: a vec4 access moves four words per loop where a u32 access
@@ -25,6 +26,11 @@ impl StorageWords {
     /// `Words` of `words` words.
     pub(super) fn uploaded(words: usize) -> Self {
         Self { name: "Words", words }
+    }
+
+    /// `ScalarWords` of `words` words.
+    pub(super) fn scalar(words: usize) -> Self {
+        Self { name: "ScalarWords", words }
     }
 
     /// Words per vector: the widest of 4, 2 and 1 that divides the word count.
