@@ -99,7 +99,12 @@ fn state_store(slot: u32, at: u32, p: Point) {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn bucket_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn bucket_reduce(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    stash_enter(lane);
     let id = thread_index(gid, nwg);
     let threads = all_windows(plan) * plan.segments;
     if (id >= threads) {
@@ -195,6 +200,7 @@ const WINDOW_SUMS_REGION: u32 = 3u;
 // curve_sw_on_te.wgsl) absorbs every addition, so the window sum still shows it to the host.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sum_windows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    stash_enter(lane);
     let w = group.x;
     let first = w * plan.segments;
     let lane_sums = STATE_RUNNING * all_windows(plan) * plan.segments + first;

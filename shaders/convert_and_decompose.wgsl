@@ -97,7 +97,12 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
 // G1) leaves the whole point to the host: all its copies get no digits, its own flag becomes
 // POINT_LEFT_TO_HOST and it is reported like a point with no image.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn precompute_multiples(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn precompute_multiples(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    stash_enter(lane);
     let i = thread_index(gid, nwg);
     let m = scalars_per_set(plan);
     if (i >= m) {

@@ -2,6 +2,7 @@
 // (x = X/Z, y = Y/Z), with the complete formulas of Renes, Costello and Batina (2015),
 // algorithms 7 (addition), 8 (mixed addition) and 9 (doubling): correct for doubling and the
 // identity (0 : 1 : 0) without branches.
+#import stash
 #import sw_inputs
 
 struct Point { x: Field, y: Field, z: Field }
@@ -120,11 +121,12 @@ fn point_add(p: Point, q: Point) -> Point {
 // RCB algorithm 7 with one product at a time (hardware GPUs): the same values as point_add's
 // batched order. The three plain products come first, then the six coordinate sums, so that
 // each input is last used early: fewer values live during each product (up to 32 fewer VGPRs on
-// navi21; BENCHMARKS.md).
+// navi21; BENCHMARKS.md). t2 waits in the stash while the sums are formed, the addition's
+// widest point (the BLS12 G2 groups spilled there; src/wgsl/stash.rs).
 fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t0 = field_mul(p.x, q.x);
     let t1 = field_mul(p.y, q.y);
-    let t2 = field_mul(p.z, q.z);
+    stash_put(field_mul(p.z, q.z));
     let p_xy = field_add(p.x, p.y);
     let p_yz = field_add(p.y, p.z);
     let p_xz = field_add(p.x, p.z);
@@ -132,6 +134,7 @@ fn point_add_in_turn(p: Point, q: Point) -> Point {
     let q_yz = field_add(q.y, q.z);
     let q_xz = field_add(q.x, q.z);
     let t3 = field_sub(field_mul(p_xy, q_xy), field_add(t0, t1));
+    let t2 = stash_take();
     let t4 = field_sub(field_mul(p_yz, q_yz), field_add(t1, t2));
     let y3 = field_sub(field_mul(p_xz, q_xz), field_add(t0, t2));
     let b3t2 = mul_by_b3(t2);
@@ -164,16 +167,17 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
 }
 
 // RCB algorithm 8 with one product at a time, ordered so that the inputs are last used early
-// (hardware GPUs): the same values as point_add_stored's batched order.
+// (hardware GPUs): the same values as point_add_stored's batched order. t4 waits in the stash
+// until the finish (src/wgsl/stash.rs).
 fn point_add_stored_in_turn(p: Point, q: Stored) -> Point {
     let t1 = field_mul(p.y, q.y);
-    let t4 = field_add(field_mul(q.y, p.z), p.y);
+    stash_put(field_add(field_mul(q.y, p.z), p.y));
     let sum_product = field_mul(field_add(q.x, q.y), field_add(p.x, p.y));
     let t0 = field_mul(p.x, q.x);
     let t3 = field_sub(sum_product, field_add(t0, t1));
     let y3 = mul_by_b3(field_add(field_mul(q.x, p.z), p.x));
     let t2 = mul_by_b3(p.z);
-    return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, t4, y3, field_add(t1, t2));
+    return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, stash_take(), y3, field_add(t1, t2));
 }
 
 // RCB algorithm 9.

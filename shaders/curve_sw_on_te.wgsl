@@ -3,6 +3,7 @@
 // exact): uploads are checked as Weierstrass points (sw_inputs.wgsl), converted to extended
 // Edwards points, and added with the formulas of te_points.wgsl. The host maps the partial sums
 // back.
+#import stash
 #import sw_inputs
 #import te_points
 

@@ -1,6 +1,7 @@
 // Twisted Edwards curves −x² + y² = 1 + d·x²·y² (a = −1), d not a square: the points of
 // te_points.wgsl, and input points stored affine in the precomputed form of HWCD's mixed
 // addition.
+#import stash
 #import te_points
 
 // An input point after conversion, in the precomputed form (y − x, y + x, 2d·x·y) that makes a

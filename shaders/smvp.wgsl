@@ -14,7 +14,12 @@
 #import chunks
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn accumulate_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn accumulate_chunks(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    stash_enter(lane);
     let chunk = thread_index(gid, nwg);
     if (chunk >= all_windows(plan) * plan.chunks_per_window) {
         return;
@@ -48,7 +53,12 @@ fn accumulate_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
 // of G from a: thread (w, k) whose chunk starts group a + m·G adds the group's other carries
 // into its own, so bucket_reduce adds ceil((b − a + 1) / G) carries per bucket.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn combine_carries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn combine_carries(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    stash_enter(lane);
     let c = thread_index(gid, nwg);
     if (c >= all_windows(plan) * plan.chunks_per_window) {
         return;

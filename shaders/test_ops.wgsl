@@ -36,7 +36,8 @@ fn test_field_ops(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // Per case: p + q.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn test_point_add(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn test_point_add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    stash_enter(lane);
     let i = gid.x;
     if (i >= arrayLength(&raw_in)) {
         return;
@@ -56,7 +57,8 @@ fn test_point_double(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // Two threads per case: p + stored(q), then p − stored(q).
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn test_point_add_stored(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn test_point_add_stored(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    stash_enter(lane);
     let i = gid.x / 2u;
     if (i >= arrayLength(&raw_in)) {
         return;
@@ -71,7 +73,8 @@ fn test_point_add_stored(@builtin(global_invocation_id) gid: vec3<u32>) {
 // One invocation adds raw_in[0], raw_in[1], … into one accumulator, writing every prefix
 // (dispatched as a single workgroup).
 @compute @workgroup_size(1)
-fn test_chain(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn test_chain(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    stash_enter(lane);
     var acc = point_identity();
     for (var k = 0u; k < arrayLength(&raw_in); k = k + 1u) {
         acc = point_add_stored(acc, stored_from_raw(raw_in[k]));

@@ -7,6 +7,7 @@ use webgpu_msm::cpu_model::mont_mul_limbs;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
+use webgpu_msm::wgsl::stash::stashes;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveId, CurveSpec};
 
@@ -119,6 +120,47 @@ fn step_table_matches_the_shaders() {
             }
         }
     }
+}
+
+/// Every entry point that parks values in the stash (`src/wgsl/stash.rs`) gives it the thread's
+/// lane first (`stash_enter` is what writes `stash_lane`): one that did not would have all its
+/// workgroup's threads share slot 0. Its workgroup has no more threads than the stash has slots.
+#[test]
+fn entry_points_that_use_the_stash_enter_it() {
+    use naga::valid::GlobalUse;
+    let mut checked = 0;
+    for (spec, form) in specs().into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
+        for stage in Stage::ALL.into_iter().filter(|s| s.supports(spec)) {
+            let source = compose(spec, stage, form);
+            let module = naga::front::wgsl::parse_str(&source).expect("parses");
+            let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
+                .validate(&module)
+                .expect("validates");
+            let global = |name: &str| module.global_variables.iter().find(|(_, v)| v.name.as_deref() == Some(name));
+            // Modules without point additions import no stash.
+            let Some((stash, stash_var)) = global("stash") else {
+                continue;
+            };
+            assert!(stashes(spec, form), "{} {stage:?} {form:?}: a stash where none is wanted", spec.name);
+            let naga::TypeInner::Array { size: naga::ArraySize::Constant(slots), .. } =
+                module.types[stash_var.ty].inner
+            else {
+                panic!("the stash is an array of fixed size");
+            };
+            let (lane, _) = global("stash_lane").expect("the stash's lane");
+            for (index, entry) in module.entry_points.iter().enumerate() {
+                let uses = info.get_entry_point(index);
+                if uses[stash].is_empty() {
+                    continue;
+                }
+                let what = format!("{} {form:?} {}", spec.name, entry.name);
+                assert!(uses[lane].contains(GlobalUse::WRITE), "{what} uses the stash without stash_enter");
+                assert!(entry.workgroup_size.iter().product::<u32>() <= slots.get(), "{what}: more threads than slots");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "no entry point uses the stash");
 }
 
 /// Limb arrays are only ever indexed by literals: runtime-indexed private arrays are 100–250×

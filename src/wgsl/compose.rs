@@ -6,13 +6,13 @@
 //! (`shaders/curve_sw.wgsl`, `shaders/curve_te.wgsl`, or `shaders/curve_sw_on_te.wgsl` for a
 //! short Weierstrass curve on its twisted Edwards model), which import the curve formulas they
 //! share: `sw_inputs` (checking uploaded Weierstrass points) and `te_points` (extended Edwards
-//! arithmetic).
+//! arithmetic), and `stash` ([`stash`]: workgroup memory where an addition parks a value).
 
 use crate::curve::{CurveModel, CurveSpec};
 use crate::step::Accumulation;
 
 use super::field_gen::{self, MulForm};
-use super::scalar_gen;
+use super::{scalar_gen, stash};
 
 /// A compute stage of the pipeline; each has one template file and one or more entry points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +96,7 @@ fn module(name: &str, spec: &CurveSpec, form: MulForm) -> Option<String> {
             CurveModel::WeierstrassOnEdwards { .. } => include_str!("../../shaders/curve_sw_on_te.wgsl"),
         }
         .to_string(),
+        "stash" => stash::stash_module(spec, form),
         "sw_inputs" => include_str!("../../shaders/sw_inputs.wgsl").to_string(),
         "te_points" => include_str!("../../shaders/te_points.wgsl").to_string(),
         _ => return None,

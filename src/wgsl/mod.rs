@@ -9,6 +9,7 @@ pub mod fp2;
 mod identifiers;
 pub mod inversion;
 pub mod scalar_gen;
+pub mod stash;
 mod storage;
 
 pub use compose::{compose, Stage};
