@@ -157,38 +157,40 @@ fn step_affine_chunks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
         inverse = field_inv(product);
     }
 
-    // Backward: each denominator's inverse, then the step itself.
+    // Backward: each denominator's inverse, then the step itself. The step writes only the
+    // state's fields it changes: a whole-state store would keep the prefix (and the sum of
+    // steps that replace it) live through the addition, which spilled on a real GPU compiler
+    // (the BLS12 G2 groups on navi21; BENCHMARKS.md).
     for (var k = owned; k > 0u; k = k - 1u) {
         let c = t + (k - 1u) * threads;
-        var state = chunk_states[c];
-        let step = classify(state);
+        let step = classify(chunk_states[c]);
         if (step.kind == STEP_NONE) {
             continue;
         }
-        let sum = stored_unpack(state.sum);
+        let next = chunk_states[c].next;
         if (step.kind == STEP_RESTART) {
-            let chunk_start = chunk_range(c).x;
             var piece = point_identity();
-            if ((state.flags & SUM_IS_IDENTITY) == 0u) {
-                piece = point_from_affine(sum);
+            if ((chunk_states[c].flags & SUM_IS_IDENTITY) == 0u) {
+                piece = point_from_affine(stored_unpack(chunk_states[c].sum));
             }
-            flush(state.bucket, piece, c, chunk_start);
-            state.bucket = next_bucket(state.bucket, state.next);
-            state.sum = stored_pack(step.point);
-            state.flags = 0u;
+            let bucket = chunk_states[c].bucket;
+            flush(bucket, piece, c, chunk_range(c).x);
+            chunk_states[c].bucket = next_bucket(bucket, next);
+            chunk_states[c].sum = stored_pack(step.point);
+            chunk_states[c].flags = 0u;
         } else if (step.kind == STEP_SET) {
-            state.sum = stored_pack(step.point);
-            state.flags = 0u;
+            chunk_states[c].sum = stored_pack(step.point);
+            chunk_states[c].flags = 0u;
         } else if (step.kind == STEP_CANCEL) {
-            state.flags = SUM_IS_IDENTITY;
+            chunk_states[c].flags = SUM_IS_IDENTITY;
         } else {
             // 1/denominator = inverse · prefix; then drop this denominator from the inverse.
-            let m = field_mul_x2(inverse, field_unpack(state.prefix), inverse, step.denominator);
+            let m = field_mul_x2(inverse, field_unpack(chunk_states[c].prefix), inverse, step.denominator);
             inverse = m.r[1];
-            state.sum = stored_pack(affine_add(sum, step.point, m.r[0], step.kind == STEP_DOUBLE));
+            let sum = stored_unpack(chunk_states[c].sum);
+            chunk_states[c].sum = stored_pack(affine_add(sum, step.point, m.r[0], step.kind == STEP_DOUBLE));
         }
-        state.next = state.next + 1u;
-        chunk_states[c] = state;
+        chunk_states[c].next = next + 1u;
     }
 }
 
