@@ -177,7 +177,8 @@ fn point_add_stored_in_turn(p: Point, q: Stored) -> Point {
     let t3 = field_sub(sum_product, field_add(t0, t1));
     let y3 = mul_by_b3(field_add(field_mul(q.x, p.z), p.x));
     let t2 = mul_by_b3(p.z);
-    return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, stash_take(), y3, field_add(t1, t2));
+    let t4 = stash_take();
+    return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, t4, y3, field_add(t1, t2));
 }
 
 // RCB algorithm 9.
