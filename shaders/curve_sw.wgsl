@@ -81,9 +81,13 @@ fn point_finish_apart(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3:
     }
     // One product at a time, each pair summed at once, y3 and t1 last used as early as possible:
     // at most six inputs and two results live (G2 points exceed a real GPU's registers otherwise).
+    // z3 waits in the stash while x is formed (src/wgsl/stash.rs; it took bn254-g2's 13-bit
+    // reductions to no spills on navi21).
+    stash_put(z3);
     let x = field_sub(field_mul(t3, t1), field_mul(t4, y3));
-    let y = field_add(field_mul(y3, t0), field_mul(t1, z3));
-    let z = field_add(field_mul(z3, t4), field_mul(t0, t3));
+    let z3_back = stash_take();
+    let y = field_add(field_mul(y3, t0), field_mul(t1, z3_back));
+    let z = field_add(field_mul(z3_back, t4), field_mul(t0, t3));
     return Point(x, y, z);
 }
 
