@@ -319,7 +319,10 @@ fn calls_in_flight_when_the_device_is_lost_end_with_their_result_or_device_lost(
                             Err(MsmError::DeviceLost(_)) if !started_after_loss => {
                                 lost_in_flight.fetch_add(1, Ordering::SeqCst);
                             }
-                            result => assert_lost(result, &format!("thread {t} call {i}, started after the loss")),
+                            result => {
+                                let when = if started_after_loss { "after" } else { "before" };
+                                assert_lost(result, &format!("thread {t} call {i}, started {when} the loss"))
+                            }
                         }
                         if started_after_loss {
                             assert!(started.elapsed() < PROMPT, "thread {t}: DeviceLost took {:?}", started.elapsed());

@@ -224,7 +224,7 @@ impl Gpu {
     }
 
     /// `DeviceLost` if the device is lost (the likely cause of any failure then), else `Gpu`.
-    fn error(&self, message: String) -> MsmError {
+    pub(crate) fn error(&self, message: String) -> MsmError {
         self.check_alive().err().unwrap_or(MsmError::Gpu(message))
     }
 

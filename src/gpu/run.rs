@@ -147,7 +147,7 @@ fn upload(
     }
     inputs.push((scalars, workspace.buffer(Buffer::RawScalars)));
     #[cfg(not(target_arch = "wasm32"))]
-    workspace.staging.write(&mut encoder, &inputs)?;
+    workspace.staging.write(gpu, &mut encoder, &inputs)?;
     #[cfg(target_arch = "wasm32")]
     for (data, buffer) in inputs {
         write_upload(&gpu.queue, buffer, data);

@@ -72,9 +72,11 @@ impl UploadStaging {
 
     /// Writes each upload at the next offset of the (mapped) buffer, unmaps it and encodes the
     /// copy of each into its destination, at offset 0. Call [`UploadStaging::copied_by`] with
-    /// the submission of `encoder`.
+    /// the submission of `encoder`. A device lost since [`UploadStaging::ready`] destroys the
+    /// buffer: its mapping fails with `DeviceLost`.
     pub(crate) fn write(
         &self,
+        gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         uploads: &[(&dyn Upload, &wgpu::Buffer)],
     ) -> Result<(), MsmError> {
@@ -100,7 +102,7 @@ impl UploadStaging {
             .iter()
             .map(|(piece, at)| {
                 let range = *at..*at + piece.byte_len() as u64;
-                self.buffer.slice(range).get_mapped_range_mut().map_err(|e| MsmError::Gpu(e.to_string()))
+                self.buffer.slice(range).get_mapped_range_mut().map_err(|e| gpu.error(e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         std::thread::scope(|scope| {
@@ -126,6 +128,41 @@ impl UploadStaging {
     pub(crate) fn copied_by(&self, submission: &wgpu::SubmissionIndex) {
         if let Ok(mut state) = self.state() {
             *state = Mapping::Unmapped(Some(submission.clone()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UploadStaging;
+    use crate::gpu::device::Gpu;
+    use crate::upload::Upload;
+    use crate::MsmError;
+
+    /// A device lost between a call's `ready` and its `write` (another thread's call lost it)
+    /// destroys the staging buffer under the call: the write fails with `DeviceLost`, not with
+    /// the validation error of mapping a destroyed buffer.
+    #[test]
+    fn a_write_after_the_device_is_lost_fails_with_device_lost() {
+        if crate::testing::shared_context().is_none() {
+            return; // no adapter (a failure when CI=true)
+        }
+        let gpu = pollster::block_on(Gpu::new()).expect("adapter");
+        let staging = UploadStaging::new(&gpu.device, 64);
+        let target = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 64,
+            usage: wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        pollster::block_on(staging.ready(&gpu)).expect("mapped at creation");
+        gpu.destroy("test");
+        let _ = gpu.device.poll(wgpu::PollType::Poll); // where wgpu destroys the buffers
+        let data: &[u8] = &[5; 64];
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        match staging.write(&gpu, &mut encoder, &[(&data as &dyn Upload, &target)]) {
+            Err(MsmError::DeviceLost(reason)) => assert_eq!(reason, "Destroyed: test"),
+            other => panic!("expected DeviceLost, got {other:?}"),
         }
     }
 }
