@@ -40,6 +40,9 @@ fn main() {
         Some("narrow-gpu") => Some(MulForm::ROLLED_GPU),
         Some("wide") => Some(MulForm::WIDE),
         Some("wide-gpu") => Some(MulForm::WIDE_GPU),
+        Some(other) if other.starts_with("narrow-") && other[7..].parse::<usize>().is_ok() => {
+            Some(MulForm::Rolled { rounds: other[7..].parse().expect("digits"), batched: true })
+        }
         Some(other) if other.starts_with("wide-gpu-") => {
             let rounds = other[9..].parse().expect("--field wide-gpu-R: R rounds per loop");
             Some(MulForm::Wide { rounds, batched: false })
@@ -49,7 +52,7 @@ fn main() {
             Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, narrow-gpu (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
+            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-gpu (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
             std::process::exit(2);
         }
     };

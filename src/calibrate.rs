@@ -136,17 +136,25 @@ impl Candidates {
     }
 }
 
-/// The 13-bit form on `gpu` for `spec`: [`MulForm::for_device`], except that SwiftShader runs
-/// the BLS12 G2 groups (Fp2 over 30 13-bit limbs) with products one after another. Its
-/// compiler, Subzero, crashes on their batched `bucket_reduce` and `precompute_multiples` (a
-/// segfault natively, a lost device in Chrome), and it compiles the other form. No loop budget
-/// asks for batching there: that is llvmpipe's.
+/// The 13-bit form on `gpu` for `spec`: [`MulForm::for_device`], except on SwiftShader:
+/// - the G1 curves of 20-limb fields (bn254, ed-on-bls12-377) run 10 Montgomery rounds per loop
+///   iteration ([`MulForm::ROLLED_SWIFTSHADER`]) instead of 5: in Chromium at 2^16, warm
+///   calls 7–10% faster and cold ones 9–30% slower (larger loop bodies to compile); the 30-limb
+///   fields and bn254-g2 gained 2–5% natively for 20% more compile time, and keep 5
+///   (BENCHMARKS.md, "SwiftShader's loop rounds");
+/// - the BLS12 G2 groups (Fp2 over 30 13-bit limbs) run with products one after another. Its
+///   compiler, Subzero, crashes on their batched `bucket_reduce` and `precompute_multiples` (a
+///   segfault natively, a lost device in Chrome), and it compiles the other form. No loop budget
+///   asks for batching there: that is llvmpipe's.
 fn narrow_form(gpu: &Gpu, spec: &CurveSpec) -> MulForm {
     narrow_form_on(gpu.software, gpu.swiftshader, spec)
 }
 
 /// [`narrow_form`] on a software GPU or not, SwiftShader or not.
 fn narrow_form_on(software: bool, swiftshader: bool, spec: &CurveSpec) -> MulForm {
+    if swiftshader && spec.extension.is_none() && spec.field.limbs <= 20 {
+        return MulForm::ROLLED_SWIFTSHADER;
+    }
     let subzero_crashes = swiftshader && spec.extension.is_some() && spec.field.limbs >= 30;
     MulForm::for_device(software && !subzero_crashes, false)
 }
@@ -606,14 +614,20 @@ mod tests {
     use crate::CurveId;
 
     /// Software GPUs batch their 13-bit products, except SwiftShader on the BLS12 G2 groups,
-    /// whose batched kernels its compiler cannot take; hardware GPUs never batch.
+    /// whose batched kernels its compiler cannot take; SwiftShader runs the G1 curves of 20-limb
+    /// fields with 10 rounds per loop iteration; hardware GPUs never batch.
     #[test]
     fn swiftshader_runs_bls12_g2_with_products_one_after_another() {
         for curve in CurveId::ALL {
             let spec = curve.spec();
             let bls12_g2 = spec.extension.is_some() && spec.field.limbs == 30;
+            let g1_of_20_limbs = spec.extension.is_none() && spec.field.limbs == 20;
             assert_eq!(narrow_form_on(true, false, spec), MulForm::ROLLED, "{curve}: llvmpipe");
-            let on_swiftshader = if bls12_g2 { MulForm::ROLLED_GPU } else { MulForm::ROLLED };
+            let on_swiftshader = match (bls12_g2, g1_of_20_limbs) {
+                (true, _) => MulForm::ROLLED_GPU,
+                (_, true) => MulForm::ROLLED_SWIFTSHADER,
+                _ => MulForm::ROLLED,
+            };
             assert_eq!(narrow_form_on(true, true, spec), on_swiftshader, "{curve}: SwiftShader");
             assert_eq!(narrow_form_on(false, false, spec), MulForm::ROLLED_GPU, "{curve}: hardware");
         }
