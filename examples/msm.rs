@@ -40,6 +40,10 @@ fn main() {
         Some("narrow-gpu") => Some(MulForm::ROLLED_GPU),
         Some("wide") => Some(MulForm::WIDE),
         Some("wide-gpu") => Some(MulForm::WIDE_GPU),
+        Some(other) if other.starts_with("narrow-gpu-") => {
+            let rounds = other[11..].parse().expect("--field narrow-gpu-R: R rounds per loop");
+            Some(MulForm::Rolled { rounds, batched: false })
+        }
         Some(other) if other.starts_with("narrow-") && other[7..].parse::<usize>().is_ok() => {
             Some(MulForm::Rolled { rounds: other[7..].parse().expect("digits"), batched: true })
         }
@@ -52,7 +56,7 @@ fn main() {
             Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-gpu (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
+            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
             std::process::exit(2);
         }
     };
