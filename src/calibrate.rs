@@ -42,7 +42,7 @@ use wgpu::util::DeviceExt;
 use crate::clock::now_seconds;
 use crate::context::{CurveRunner, CurveSlot};
 use crate::curve::registry::with_curve;
-use crate::curve::{CurveId, CurveSpec, GpuCurve};
+use crate::curve::{CurveId, CurveModel, CurveSpec, GpuCurve};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::{stage_pipelines, CurvePipelines};
 use crate::gpu::run::{submit_pass, PointSource};
@@ -137,11 +137,13 @@ impl Candidates {
 }
 
 /// The 13-bit form on `gpu` for `spec`: [`MulForm::for_device`], except on SwiftShader:
-/// - the G1 curves of 20-limb fields (bn254, ed-on-bls12-377) run 10 Montgomery rounds per loop
-///   iteration ([`MulForm::ROLLED_SWIFTSHADER`]) instead of 5: in Chromium at 2^16, warm
-///   calls 7–10% faster and cold ones 9–30% slower (larger loop bodies to compile); the 30-limb
-///   fields and bn254-g2 gained 2–5% natively for 20% more compile time, and keep 5
-///   (BENCHMARKS.md, "SwiftShader's loop rounds");
+/// - curves on a twisted Edwards model over a field of at most 20 limbs (ed-on-bls12-377) run
+///   10 Montgomery rounds per loop iteration ([`MulForm::ROLLED_SWIFTSHADER`]) instead of 5:
+///   in Chromium at 2^16 warm calls 9.6% faster, cold ones 9% slower. Their additions batch 3–4
+///   products; the short Weierstrass formulas batch 5–6, so bn254's loop bodies grow more: warm
+///   −6%, cold +19%, a loss for a page that proves once. The 30-limb fields and bn254-g2 gained
+///   2–5% natively for 20% more compile time. Those keep 5 (BENCHMARKS.md, "SwiftShader's loop
+///   rounds");
 /// - the BLS12 G2 groups (Fp2 over 30 13-bit limbs) run with products one after another. Its
 ///   compiler, Subzero, crashes on their batched `bucket_reduce` and `precompute_multiples` (a
 ///   segfault natively, a lost device in Chrome), and it compiles the other form. No loop budget
@@ -152,7 +154,9 @@ fn narrow_form(gpu: &Gpu, spec: &CurveSpec) -> MulForm {
 
 /// [`narrow_form`] on a software GPU or not, SwiftShader or not.
 fn narrow_form_on(software: bool, swiftshader: bool, spec: &CurveSpec) -> MulForm {
-    if swiftshader && spec.extension.is_none() && spec.field.limbs <= 20 {
+    let edwards =
+        matches!(spec.model, CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. });
+    if swiftshader && edwards && spec.field.limbs <= 20 {
         return MulForm::ROLLED_SWIFTSHADER;
     }
     let subzero_crashes = swiftshader && spec.extension.is_some() && spec.field.limbs >= 30;
@@ -614,16 +618,17 @@ mod tests {
     use crate::CurveId;
 
     /// Software GPUs batch their 13-bit products, except SwiftShader on the BLS12 G2 groups,
-    /// whose batched kernels its compiler cannot take; SwiftShader runs the G1 curves of 20-limb
-    /// fields with 10 rounds per loop iteration; hardware GPUs never batch.
+    /// whose batched kernels its compiler cannot take; SwiftShader runs ed-on-bls12-377 (the one
+    /// Edwards curve over a 20-limb field) with 10 rounds per loop iteration; hardware GPUs
+    /// never batch.
     #[test]
     fn swiftshader_runs_bls12_g2_with_products_one_after_another() {
         for curve in CurveId::ALL {
             let spec = curve.spec();
             let bls12_g2 = spec.extension.is_some() && spec.field.limbs == 30;
-            let g1_of_20_limbs = spec.extension.is_none() && spec.field.limbs == 20;
+            let ed = *curve == CurveId::EdOnBls12_377;
             assert_eq!(narrow_form_on(true, false, spec), MulForm::ROLLED, "{curve}: llvmpipe");
-            let on_swiftshader = match (bls12_g2, g1_of_20_limbs) {
+            let on_swiftshader = match (bls12_g2, ed) {
                 (true, _) => MulForm::ROLLED_GPU,
                 (_, true) => MulForm::ROLLED_SWIFTSHADER,
                 _ => MulForm::ROLLED,

@@ -51,7 +51,7 @@ impl MulForm {
     /// products batched.
     pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
     /// [`MulForm::ROLLED`] with up to 10 rounds per iteration (two iterations for 20 limbs):
-    /// SwiftShader's form for the G1 curves of 20-limb fields (see `calibrate::narrow_form`).
+    /// SwiftShader's form for Edwards curves over 20-limb fields (see `calibrate::narrow_form`).
     pub const ROLLED_SWIFTSHADER: MulForm = MulForm::Rolled { rounds: 10, batched: true };
     /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs (and of
     /// SwiftShader's BLS12 G2 kernels, see `calibrate::narrow_form`).
