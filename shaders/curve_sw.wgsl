@@ -172,14 +172,18 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
 
 // RCB algorithm 8 with one product at a time, ordered so that the inputs are last used early
 // (hardware GPUs): the same values as point_add_stored's batched order. t4 waits in the stash
-// until the finish (src/wgsl/stash.rs).
+// until the finish (src/wgsl/stash.rs). p.z is the first factor of its later products: a
+// packed 13-bit product unpacks its second factor whole before its rounds, and a compiler
+// shares that unpacking between products with the same second factor, keeping p.z's limbs
+// live across the products between them (bn254-g2's 13-bit accumulation spilled 14 VGPRs on
+// navi21 with q.x·p.z; none with p.z·q.x).
 fn point_add_stored_in_turn(p: Point, q: Stored) -> Point {
     let t1 = field_mul(p.y, q.y);
     stash_put(field_add(field_mul(q.y, p.z), p.y));
     let sum_product = field_mul(field_add(q.x, q.y), field_add(p.x, p.y));
     let t0 = field_mul(p.x, q.x);
     let t3 = field_sub(sum_product, field_add(t0, t1));
-    let y3 = mul_by_b3(field_add(field_mul(q.x, p.z), p.x));
+    let y3 = mul_by_b3(field_add(field_mul(p.z, q.x), p.x));
     let t2 = mul_by_b3(p.z);
     let t4 = stash_take();
     return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, t4, y3, field_add(t1, t2));
