@@ -44,8 +44,9 @@ fn main() {
             let rounds = other[11..].parse().expect("--field narrow-gpu-R: R rounds per loop");
             Some(MulForm::Rolled { rounds, batched: false })
         }
-        Some(other) if other.starts_with("narrow-") && other[7..].parse::<usize>().is_ok() => {
-            Some(MulForm::Rolled { rounds: other[7..].parse().expect("digits"), batched: true })
+        Some(other) if other.starts_with("narrow-") => {
+            let rounds = other[7..].parse().expect("--field narrow-R: R rounds per loop");
+            Some(MulForm::Rolled { rounds, batched: true })
         }
         Some(other) if other.starts_with("wide-gpu-") => {
             let rounds = other[9..].parse().expect("--field wide-gpu-R: R rounds per loop");
