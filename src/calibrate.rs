@@ -143,7 +143,8 @@ impl Candidates {
 ///   products; the short Weierstrass formulas batch 5–6, so bn254's loop bodies grow more: warm
 ///   −6%, cold +19%, a loss for a page that proves once. The 30-limb fields and bn254-g2 gained
 ///   2–5% natively for 20% more compile time. Those keep 5 (BENCHMARKS.md, "SwiftShader's loop
-///   rounds");
+///   rounds"). Its bucket accumulation runs straight-line product-scanned products instead
+///   (`Step::form`, [`MulForm::SCANNED`]): warm calls another 14% faster in Chromium;
 /// - the BLS12 G2 groups (Fp2 over 30 13-bit limbs) run with products one after another. Its
 ///   compiler, Subzero, crashes on their batched `bucket_reduce` and `precompute_multiples` (a
 ///   segfault natively, a lost device in Chrome), and it compiles the other form. No loop budget
@@ -153,7 +154,7 @@ fn narrow_form(gpu: &Gpu, spec: &CurveSpec) -> MulForm {
 }
 
 /// [`narrow_form`] on a software GPU or not, SwiftShader or not.
-fn narrow_form_on(software: bool, swiftshader: bool, spec: &CurveSpec) -> MulForm {
+pub(crate) fn narrow_form_on(software: bool, swiftshader: bool, spec: &CurveSpec) -> MulForm {
     let edwards =
         matches!(spec.model, CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. });
     if swiftshader && edwards && spec.field.limbs <= 20 {

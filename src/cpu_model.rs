@@ -174,3 +174,35 @@ pub fn mont_mul_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
     let reduced = if value >= m.modulus { value - &m.modulus } else { value };
     crate::limbs::to_limbs(&reduced, n)
 }
+
+/// The straight-line product-scanned `field_mul` of `field_gen.rs` (`mul_scanned_products`),
+/// column by column, with every u32 operation checked for overflow: the proof that its one
+/// accumulator fits.
+pub fn mont_mul_scanned(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
+    let n = m.limbs;
+    let p = crate::limbs::to_limbs(&m.modulus, n);
+    let add = |x: u32, y: u32| x.checked_add(y).expect("accumulator overflow");
+    let mul = |x: u32, y: u32| x.checked_mul(y).expect("product overflow");
+    let (mut acc, mut q, mut out) = (0u32, vec![0u32; n], Vec::with_capacity(n));
+    for col in 0..2 * n - 1 {
+        let first = col.saturating_sub(n - 1);
+        for s in first..=col.min(n - 1) {
+            acc = add(acc, mul(a[s], b[col - s]));
+        }
+        for s in first..col.min(n) {
+            acc = add(acc, mul(q[s], p[col - s]));
+        }
+        if col < n {
+            q[col] = acc.wrapping_mul(m.mu) & LIMB_MASK;
+            acc = add(acc, mul(q[col], p[0])) >> LIMB_BITS;
+        } else {
+            out.push(acc & LIMB_MASK);
+            acc >>= LIMB_BITS;
+        }
+    }
+    out.push(acc);
+    let value = crate::limbs::from_limbs(&out);
+    assert!(value < &m.modulus * 2u32, "result below 2p");
+    let reduced = if value >= m.modulus { value - &m.modulus } else { value };
+    crate::limbs::to_limbs(&reduced, n)
+}

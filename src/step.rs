@@ -259,12 +259,17 @@ impl Step {
     /// runs its multiplication one Montgomery round per loop iteration. Those drivers compile a
     /// pipeline at its first dispatch, one after another; a rolled multiplication saves about a
     /// third of this step's compilation (lavapipe, BLS12-381: 0.94 → 0.66 s of a cold call),
-    /// and its few dozen additions per window stay a small share of a warm call. The storage
-    /// layout is the same in both, so the step reads what the reduction wrote.
+    /// and its few dozen additions per window stay a small share of a warm call. And
+    /// SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates with
+    /// straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): 14–20% faster
+    /// warm calls there at no cost in compilation, where every other kernel in that form (or the
+    /// whole pipeline in it) compiled slower (BENCHMARKS.md). The storage layout is the same in
+    /// all of them, so each step reads what the one before wrote.
     pub fn form(self, form: MulForm) -> MulForm {
         match (self, form) {
             (Step::SumWindows, MulForm::Wide { batched: true, .. }) => MulForm::Wide { rounds: 1, batched: true },
             (Step::SumWindows, MulForm::Rolled { batched: true, .. }) => MulForm::Rolled { rounds: 1, batched: true },
+            (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
             _ => form,
         }
     }

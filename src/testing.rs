@@ -23,6 +23,20 @@ pub fn shared_narrow_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
 }
 
+/// Like [`shared_context`], but with the 13-bit form SwiftShader runs ed-on-bls12-377 in
+/// ([`MulForm::ROLLED_SWIFTSHADER`], whose accumulation is straight-line and product-scanned),
+/// so it is tested on lavapipe too.
+pub fn shared_swiftshader_form_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED_SWIFTSHADER)))).as_ref()
+}
+
+/// Whether SwiftShader runs curve `G` in [`MulForm::ROLLED_SWIFTSHADER`] (see
+/// `calibrate::narrow_form`).
+pub fn swiftshader_runs_its_own_form<G: crate::GpuCurve>() -> bool {
+    crate::calibrate::narrow_form_on(true, true, G::spec()) == MulForm::ROLLED_SWIFTSHADER
+}
+
 /// Like [`shared_context`], but with the field form of hardware GPUs (products one after
 /// another: [`MulForm::WIDE_GPU`], or [`MulForm::ROLLED_GPU`] on an adapter without 64-bit
 /// integers), so it is tested on the software GPUs too. lavapipe's loop budget (see

@@ -11,7 +11,8 @@ use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError, PrepareOptions};
 use webgpu_msm::testing::{
     shared_batch_affine_context as batch_affine_context, shared_context as context,
     shared_gpu_form_context as gpu_form_context, shared_gpu_narrow_context as gpu_narrow_context,
-    shared_narrow_context as narrow_context, tests_every_form,
+    shared_narrow_context as narrow_context, shared_swiftshader_form_context as swiftshader_form_context,
+    swiftshader_runs_its_own_form, tests_every_form,
 };
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
@@ -452,6 +453,15 @@ macro_rules! curve_tests {
             #[test]
             fn edge_cases_in_13_bit_limbs() {
                 super::edge_cases::<G>(narrow_context());
+            }
+
+            /// The form SwiftShader runs ed-on-bls12-377 in (straight-line product-scanned
+            /// accumulation), on lavapipe: the same answers on a second driver.
+            #[test]
+            fn edge_cases_in_swiftshaders_form() {
+                if swiftshader_runs_its_own_form::<G>() {
+                    super::edge_cases::<G>(swiftshader_form_context());
+                }
             }
 
             #[test]

@@ -3,7 +3,7 @@
 
 use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
-use webgpu_msm::cpu_model::mont_mul_limbs;
+use webgpu_msm::cpu_model::{mont_mul_limbs, mont_mul_scanned};
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
@@ -11,8 +11,10 @@ use webgpu_msm::wgsl::stash::stashes;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
 use webgpu_msm::{CurveId, CurveSpec};
 
-const FORMS: [MulForm; 5] = [
+const FORMS: [MulForm; 6] = [
     MulForm::ROLLED,
+    // Its accumulation compiles in MulForm::SCANNED (Step::form).
+    MulForm::ROLLED_SWIFTSHADER,
     MulForm::ROLLED_GPU,
     MulForm::WIDE,
     MulForm::WIDE_GPU,
@@ -240,8 +242,11 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
         }
         let wide = &spec.wide_field;
         for (a, b) in cases {
+            let expected = (&a * &b * &m.r_inv) % &m.modulus;
             let got = mont_mul_limbs(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
-            assert_eq!(from_limbs(&got), (&a * &b * &m.r_inv) % &m.modulus);
+            assert_eq!(from_limbs(&got), expected);
+            let got = mont_mul_scanned(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
+            assert_eq!(from_limbs(&got), expected);
             let got = mont_mul_wide(&wide.limbs_of(&a), &wide.limbs_of(&b), wide);
             assert_eq!(join_limbs(&got, 32), (&a * &b * &wide.r_inv) % &wide.modulus);
         }

@@ -203,7 +203,14 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         (minus_one.clone(), minus_one),
     ];
     pairs.extend((0..100).map(|_| (below_p(&mut rng), below_p(&mut rng))));
-    let forms = [MulForm::WIDE, MulForm::WIDE_GPU, MulForm::ROLLED, MulForm::ROLLED_SWIFTSHADER, MulForm::ROLLED_GPU];
+    let forms = [
+        MulForm::WIDE,
+        MulForm::WIDE_GPU,
+        MulForm::ROLLED,
+        MulForm::ROLLED_SWIFTSHADER,
+        MulForm::SCANNED,
+        MulForm::ROLLED_GPU,
+    ];
     for form in forms.into_iter().filter(|f| ctx.gpu().int64 || !f.needs_int64()) {
         let m = spec.field_for(form);
         let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|v| m.to_storage(v)).collect();
