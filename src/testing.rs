@@ -31,10 +31,10 @@ pub fn shared_swiftshader_form_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED_SWIFTSHADER)))).as_ref()
 }
 
-/// Whether SwiftShader runs curve `G` in [`MulForm::ROLLED_SWIFTSHADER`] (see
+/// Whether SwiftShader runs `spec` in [`MulForm::ROLLED_SWIFTSHADER`] (see
 /// `calibrate::narrow_form`).
-pub fn swiftshader_runs_its_own_form<G: crate::GpuCurve>() -> bool {
-    crate::calibrate::narrow_form_on(true, true, G::spec()) == MulForm::ROLLED_SWIFTSHADER
+pub fn swiftshader_runs_its_own_form(spec: &crate::CurveSpec) -> bool {
+    crate::calibrate::narrow_form_on(true, true, spec) == MulForm::ROLLED_SWIFTSHADER
 }
 
 /// Like [`shared_context`], but with the field form of hardware GPUs (products one after

@@ -459,7 +459,7 @@ macro_rules! curve_tests {
             /// accumulation), on lavapipe: the same answers on a second driver.
             #[test]
             fn edge_cases_in_swiftshaders_form() {
-                if swiftshader_runs_its_own_form::<G>() {
+                if swiftshader_runs_its_own_form(G::spec()) {
                     super::edge_cases::<G>(swiftshader_form_context());
                 }
             }
