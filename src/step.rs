@@ -261,8 +261,8 @@ impl Step {
     /// third of this step's compilation (lavapipe, BLS12-381: 0.94 → 0.66 s of a cold call),
     /// and its few dozen additions per window stay a small share of a warm call. And
     /// SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates with
-    /// straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): 14–20% faster
-    /// warm calls there at no cost in compilation, where every other kernel in that form (or the
+    /// straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): warm calls 15%
+    /// faster in Chromium at no cost in compilation, where every other kernel in that form (or the
     /// whole pipeline in it) compiled slower (BENCHMARKS.md). The storage layout is the same in
     /// all of them, so each step reads what the one before wrote.
     pub fn form(self, form: MulForm) -> MulForm {

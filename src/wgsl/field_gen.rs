@@ -600,7 +600,7 @@ fn sums_of_two_products() -> String {
 /// One accumulator per product is live instead of operand scanning's N − 1, and the k products'
 /// chains of additions are independent: on SwiftShader, whose compiler keeps most of a
 /// product's values in memory (x86 has 16 vector registers), ed-on-bls12-377's accumulation
-/// (batches of 3 and 4 products over 20 limbs) runs 14–20% faster than with the loop of 10
+/// (batches of 3 and 4 products over 20 limbs) runs 12–15% faster than with the loop of 10
 /// rounds, where one product at a time, or 30 limbs, gained nothing (BENCHMARKS.md). The
 /// modulus is spelled out: products by its zero limbs are left out, by its limbs equal to 1 are
 /// m itself.
