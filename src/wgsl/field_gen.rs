@@ -613,13 +613,7 @@ fn mul_scanned_products(f: &Montgomery, k: usize) -> String {
         _ => Some(format!("{m} * P.l[{j}]")),
     };
     let mut c = Code::default();
-    let params: Vec<String> = (0..k).map(|i| product_params(i, false)).collect();
-    if k == 1 {
-        c.line(0, format!("fn field_mul({}) -> Field {{", params.join(", ")));
-    } else {
-        c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
-        c.line(0, format!("fn field_mul_x{k}({}) -> FieldX{k} {{", params.join(", ")));
-    }
+    open_mul(&mut c, k, false);
     for i in 0..k {
         c.line(1, format!("var c{i}: u32 = 0u;"));
     }
@@ -647,12 +641,7 @@ fn mul_scanned_products(f: &Montgomery, k: usize) -> String {
             format!("field_reduce_once({})", field_literal(limbs, n))
         })
         .collect();
-    if k == 1 {
-        c.line(1, format!("return {};", results[0]));
-    } else {
-        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", ")));
-    }
-    c.line(0, "}");
+    close_mul(&mut c, &results);
     c.0
 }
 
@@ -696,6 +685,30 @@ pub(super) fn mont_finish(c: &mut Code, i: usize, n: usize) -> String {
     field_literal(limbs, n)
 }
 
+/// Opens `field_mul` (k = 1) or `field_mul_xK` with its `FieldXK` type, or with `sums`
+/// `field_mul_sum` / `field_mul_sum_xK` (whose types the plain batches declare).
+fn open_mul(c: &mut Code, k: usize, sums: bool) {
+    let params: Vec<String> = (0..k).map(|i| product_params(i, sums)).collect();
+    let name = if sums { "field_mul_sum" } else { "field_mul" };
+    if k == 1 {
+        c.line(0, format!("fn {name}({}) -> Field {{", params.join(", ")));
+    } else {
+        if !sums {
+            c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
+        }
+        c.line(0, format!("fn {name}_x{k}({}) -> FieldX{k} {{", params.join(", ")));
+    }
+}
+
+/// Returns the products' `results` (one `Field`, or a `FieldXK`) and closes the function.
+fn close_mul(c: &mut Code, results: &[String]) {
+    match results {
+        [one] => c.line(1, format!("return {one};")),
+        _ => c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", "), k = results.len())),
+    }
+    c.line(0, "}");
+}
+
 /// The shape of a generated multiplication: limbs, rounds per loop iteration, products,
 /// accumulator words per product, and whether each "product" is a fused sum a·b + c·d.
 pub(super) struct MulFrame {
@@ -721,16 +734,7 @@ pub(super) fn mul_frame(
     let MulFrame { n, rounds, k, accumulators, sums } = frame;
     let scanned: &[char] = if sums { &['a', 'c'] } else { &['a'] };
     let mut c = Code::default();
-    let params: Vec<String> = (0..k).map(|i| product_params(i, sums)).collect();
-    let name = if sums { "field_mul_sum" } else { "field_mul" };
-    if k == 1 {
-        c.line(0, format!("fn {name}({}) -> Field {{", params.join(", ")));
-    } else {
-        if !sums {
-            c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
-        }
-        c.line(0, format!("fn {name}_x{k}({}) -> FieldX{k} {{", params.join(", ")));
-    }
+    open_mul(&mut c, k, sums);
     for i in 0..k {
         for x in scanned {
             for j in 0..n {
@@ -770,12 +774,7 @@ pub(super) fn mul_frame(
         c.line(1, "}");
     }
     let results: Vec<String> = (0..k).map(|i| format!("field_reduce_once({})", finish(&mut c, i))).collect();
-    if k == 1 {
-        c.line(1, format!("return {};", results[0]));
-    } else {
-        c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", ")));
-    }
-    c.line(0, "}");
+    close_mul(&mut c, &results);
     c.0
 }
 
