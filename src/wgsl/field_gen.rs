@@ -278,7 +278,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                 for gen in [reduce_once, add, sub] {
                     out += &gen(spec);
                 }
-                out += &mul(spec, rounds, form.batched());
+                out += &mul(spec, rounds);
                 out += &sums_of_two_products();
                 for gen in [pack, unpack, from_words] {
                     out += &gen(spec);
@@ -498,20 +498,17 @@ fn sub(spec: &CurveSpec) -> String {
 /// loop silently exits after one iteration): N/rounds per product batch, about 13 per point
 /// addition on bls12-377. Every kernel bounds the additions one thread makes (`plan.rs` caps
 /// the chunks a bucket can span), so no thread comes near the budget.
-fn mul(spec: &CurveSpec, rounds: usize, batched: bool) -> String {
+///
+/// Only the unpacked 13-bit form comes here, whose products are always batched (hardware GPUs'
+/// unbatched 13-bit form keeps values packed: `field_packed::mul_packed_a`).
+fn mul(spec: &CurveSpec, rounds: usize) -> String {
     let f = &spec.field;
     let n = f.limbs;
     if rounds < n {
-        return mul_functions(n, rounds, batched, false, |rounds, k| mul_products(n, rounds, k));
+        return mul_functions(n, rounds, true, false, |rounds, k| mul_products(n, rounds, k));
     }
-    // Straight-line: batched, each batch its own function advancing its products together.
-    let most = if batched { MAX_BATCH } else { 1 };
-    let scanned: String = (1..=most).map(|k| mul_scanned_products(f, k)).collect();
-    if batched {
-        scanned
-    } else {
-        scanned + &batches_as_calls(false)
-    }
+    // Straight-line: each batch its own function advancing its products together.
+    (1..=MAX_BATCH).map(|k| mul_scanned_products(f, k)).collect()
 }
 
 /// `field_mul` and `field_mul_xK` (K ≤ [`MAX_BATCH`]) of either limb width, or with `sums`
