@@ -254,7 +254,13 @@ impl MsmContext {
         let step = Step::PrecomputeMultiples;
         let [pipeline] = gpu
             .capture(|| {
-                stage_pipelines(&gpu.device, runner.spec, step.form(runner.kernels().form), step.stage(), [step.name()])
+                stage_pipelines(
+                    &gpu.device,
+                    runner.spec,
+                    step.form(runner.spec, runner.kernels().form),
+                    step.stage(),
+                    [step.name()],
+                )
             })
             .await?;
         *runner.precompute.lock().map_err(|_| poisoned())? = Some(pipeline.clone());

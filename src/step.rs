@@ -254,22 +254,32 @@ impl Step {
         }
     }
 
-    /// The field form of the module that holds the step's pipeline, in a context whose kernels
-    /// use `form`: that form, except that on software GPUs (batched products) [`Step::SumWindows`]
-    /// runs its multiplication one Montgomery round per loop iteration. Those drivers compile a
-    /// pipeline at its first dispatch, one after another; a rolled multiplication saves about a
-    /// third of this step's compilation (lavapipe, BLS12-381: 0.94 → 0.66 s of a cold call),
-    /// and its few dozen additions per window stay a small share of a warm call. And
-    /// SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates with
-    /// straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): warm calls 15%
-    /// faster in Chromium at no cost in compilation, where every other kernel in that form (or the
-    /// whole pipeline in it) compiled slower (BENCHMARKS.md). The storage layout is the same in
-    /// all of them, so each step reads what the one before wrote.
-    pub fn form(self, form: MulForm) -> MulForm {
+    /// The field form of the module that holds the step's pipeline for `spec`, in a context
+    /// whose kernels use `form`: that form, except on software GPUs (batched products):
+    /// - [`Step::SumWindows`] runs its multiplication one Montgomery round per loop iteration.
+    ///   Those drivers compile a pipeline at its first dispatch, one after another; a rolled
+    ///   multiplication saves about a third of this step's compilation (lavapipe, BLS12-381:
+    ///   0.94 → 0.66 s of a cold call), and its few dozen additions per window stay a small
+    ///   share of a warm call.
+    /// - SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates
+    ///   with straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): warm calls
+    ///   15% faster in Chromium at no cost in compilation, where every other kernel in that form
+    ///   (or the whole pipeline in it) compiled slower.
+    /// - lavapipe's form ([`MulForm::WIDE`]) accumulates the G1 groups' buckets one product at a
+    ///   time ([`MulForm::WIDE_GPU`]): llvmpipe keeps a single 64-bit-product multiplication's
+    ///   working set closer to its vector registers than a batch of three or four, and
+    ///   `accumulate_chunks` ran 17–28% faster on the 8-limb fields (bn254, ed-on-bls12-377),
+    ///   0–9% on the 12-limb ones. The G2 groups keep their batches (unbatched, their cold
+    ///   calls took 1–6 s longer and their warm calls were no faster).
+    ///
+    /// BENCHMARKS.md has the measurements. The storage layout is the same in all of them, so
+    /// each step reads what the one before wrote.
+    pub fn form(self, spec: &CurveSpec, form: MulForm) -> MulForm {
         match (self, form) {
             (Step::SumWindows, MulForm::Wide { batched: true, .. }) => MulForm::Wide { rounds: 1, batched: true },
             (Step::SumWindows, MulForm::Rolled { batched: true, .. }) => MulForm::Rolled { rounds: 1, batched: true },
             (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
+            (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,
             _ => form,
         }
     }

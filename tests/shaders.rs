@@ -82,7 +82,8 @@ fn step_table_matches_the_shaders() {
         let steps = || Step::of(spec, kernels).chain([Step::PrecomputeMultiples]);
         // Each module as the pipelines compile it: a stage in the form of its steps.
         let modules = Stage::ALL.into_iter().flat_map(|stage| {
-            let mut forms: Vec<MulForm> = steps().filter(|s| s.stage() == stage).map(|s| s.form(base_form)).collect();
+            let mut forms: Vec<MulForm> =
+                steps().filter(|s| s.stage() == stage).map(|s| s.form(spec, base_form)).collect();
             forms.dedup();
             forms.into_iter().map(move |form| (stage, form))
         });
@@ -92,7 +93,7 @@ fn step_table_matches_the_shaders() {
             let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
                 .validate(&module)
                 .expect("validates");
-            for step in steps().filter(|s| s.stage() == stage && s.form(base_form) == form) {
+            for step in steps().filter(|s| s.stage() == stage && s.form(spec, base_form) == form) {
                 let what = format!("{} {form:?} {}", spec.name, step.name());
                 let index = module.entry_points.iter().position(|e| e.name == step.name());
                 let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));

@@ -70,7 +70,7 @@ impl CurvePipelines {
     pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
         let mut by_stage: Vec<StageCode> = Vec::new();
         for step in Step::of(spec, kernels) {
-            let (stage, form) = (step.stage(), step.form(kernels.form));
+            let (stage, form) = (step.stage(), step.form(spec, kernels.form));
             match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
                 Some(module) => module.steps.push(step),
                 None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(spec, stage, form) }),
