@@ -260,6 +260,10 @@ mod tests {
                 // A bucket spans at most C chunks: the combining thread's loop stays within
                 // llvmpipe's per-invocation budget of 65535 back-edges.
                 assert!(p.chunks_per_window <= MAX_CHUNKS_PER_WINDOW);
+                // lavapipe accumulates with one product per loop (`Step::form`): up to 23
+                // back-edges per entry (BLS12-381's 11 products of 3 iterations), so a chunk
+                // of 2048 entries spends 47,104 of its 65,535.
+                assert!(p.chunk_len <= 2048);
             }
         }
     }
