@@ -18,7 +18,8 @@
 //!   64-bit integers (browsers) only 13-bit limbs run, and nothing is measured. Whether products
 //!   are batched is not measured: it follows whether the adapter is a software GPU
 //!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget; except
-//!   that SwiftShader runs the BLS12 G2 groups unbatched (its compiler crashes on them batched).
+//!   that SwiftShader runs the BLS12 G2 groups unbatched (its compiler crashes on them batched),
+//!   and lavapipe accumulates the G1 groups' buckets one product at a time (`Step::form`).
 //! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
 //!   points runs with each accumulation, and the faster is kept. It compiles the curve's
 //!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate
