@@ -9,11 +9,12 @@
 #
 # BIN_DIR holds msm, host_share and the test binaries (msm-tests, lib-tests, bytes-tests,
 # reliability-tests), and optionally msm-base, the main job of another build to compare with.
-# Phases, in the order given: g1 (every G1 curve at SIZES), base (msm-base at 2^16 and 2^20),
-# forms (straight-line 32-bit multiplication against the default loop of 4 rounds), g2 (the G2
-# groups at 2^16 and 2^20), host (host share at 2^20), tests (the GPU tests, CI=true). SIZES,
+# Phases, in the order given: g1 (every G1 curve at SIZES; g1:N at 2^N only), base (msm-base at
+# 2^16 and 2^20), forms (each of FORMS against the calibrated form), g2 (the G2 groups at 2^16 and
+# 2^20; g2:N at 2^N only), host (host share at 2^20), tests (the GPU tests, CI=true). SIZES,
 # CURVES and G2_CURVES override the sweeps; FORMS, FORMS_CURVES and FORMS_SIZE the forms phase;
-# TEST_ARGS go to every test binary. BENCHMARKS.md ("Real GPU") records what it printed.
+# TEST_ARGS go to every test binary. Each summary line is also written to the log as soon as its
+# run ends, so a call cut short keeps them. BENCHMARKS.md ("Real GPU") records what it printed.
 set -u
 bin=$1
 log=$2
@@ -53,7 +54,10 @@ summarize() {
         /^arkworks VariableBaseMSM/ { ark = $NF }
         /^warm GPU \/ arkworks/ { ratio = $NF }
         /^result/ { result = $2 }
-        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, kernels }' >>"$summary"
+        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, kernels }' >"$summary.line"
+    cat "$summary.line" >>"$summary"
+    sed 's/^/SUMMARY /' "$summary.line" >>"$log"
+    rm -f "$summary.line"
 }
 
 {
@@ -75,8 +79,9 @@ main_job() {
 
 for phase in "$@"; do
     case $phase in
-    g1)
-        for size in $sizes; do
+    g1 | g1:*)
+        [[ $phase == g1:* ]] && only=${phase#g1:} || only=$sizes
+        for size in $only; do
             for curve in $curves; do
                 main_job "$curve" msm "$curve" "$size"
             done
@@ -96,8 +101,9 @@ for phase in "$@"; do
             done
         done
         ;;
-    g2)
-        for size in 16 20; do
+    g2 | g2:*)
+        [[ $phase == g2:* ]] && only=${phase#g2:} || only="16 20"
+        for size in $only; do
             for curve in $g2_curves; do
                 main_job "$curve" msm "$curve" "$size"
             done
