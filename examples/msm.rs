@@ -13,8 +13,9 @@
 //! batch-affine|projective` fixes stage 3's accumulation on short Weierstrass curves. By default
 //! the context calibrates both on the curve's first use (the cold call) and prints what it
 //! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
-//! `--warm-calls N` adds N warm calls back to back (median and fastest): interleaved with
-//! arkworks, a hardware GPU idles between calls and may lower its clocks.
+//! `--warm-calls N` adds N warm calls back to back (median, fastest and each one in order):
+//! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
+//! cold call is also printed in parts: context, calibration, first MSM.
 
 use std::time::Instant;
 
@@ -152,9 +153,14 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     };
     let info = ctx.adapter_info();
     println!("adapter: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
+    // The cold call in three parts: the context, the curve's calibration on this device (cached
+    // per adapter and curve after its first run), and the first MSM with its pipelines.
+    let context_time = started.elapsed();
+    let calibration = pollster::block_on(ctx.calibration::<G>());
+    let calibration_time = started.elapsed() - context_time;
     let cold = pollster::block_on(ctx.msm(&points, &scalars));
     let cold_time = started.elapsed();
-    match pollster::block_on(ctx.calibration::<G>()) {
+    match calibration {
         Ok(calibration) => print_calibration(&calibration),
         Err(e) => eprintln!("error: {e}"),
     }
@@ -189,6 +195,10 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         }
     };
     println!("GPU cold (context + pipelines + first MSM): {cold_time:.2?}");
+    println!(
+        "cold call's parts: context {context_time:.2?}, calibration {calibration_time:.2?}, first MSM {:.2?}",
+        cold_time - context_time - calibration_time
+    );
     println!("GPU warm (median of {rounds}): {warm_time:.2?}");
     let passes = n.div_ceil(ctx.max_pass_points::<G>()).max(1);
     let pass = n.div_ceil(passes).max(1);
@@ -234,6 +244,9 @@ fn print_back_to_back<G: GpuCurve>(
         right &= result.as_ref() == Ok(expected);
     }
     let fastest = *times.iter().min().expect("at least one call");
+    // In order: a real GPU's clocks and a host's scheduling show as slow calls among fast ones.
+    let each: Vec<String> = times.iter().map(|t| format!("{:.2}", t.as_secs_f64() * 1e3)).collect();
+    println!("GPU warm back to back, each call in ms: {}", each.join(" "));
     println!("GPU warm back to back (median of {calls}): {:.2?}, fastest {fastest:.2?}", median(&mut times));
     right
 }
