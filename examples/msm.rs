@@ -15,7 +15,9 @@
 //! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
 //! `--warm-calls N` adds N warm calls back to back (median, fastest and each one in order):
 //! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
-//! cold call is also printed in parts: context, calibration, first MSM.
+//! cold call is also printed in parts: context, calibration, first MSM. `--prepared F` then
+//! prepares the points once with precompute factor F (1: none) and times calls on them back to
+//! back, as a prover over a fixed key runs.
 
 use std::time::Instant;
 
@@ -26,7 +28,7 @@ use webgpu_msm::calibrate::Bench;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
-use webgpu_msm::{Calibration, CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{Calibration, CurveFn, CurveId, GpuCurve, MsmContext, MsmError, PrepareOptions};
 
 fn main() {
     quiet_headless_vulkan_layer();
@@ -64,6 +66,7 @@ fn main() {
     };
     let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
     let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));
+    let prepared: Option<u32> = value("--prepared").map(|v| v.parse().expect("--prepared takes a precompute factor"));
     let accumulation = match value("--accumulation").as_deref() {
         None => None,
         Some("projective") => Some(Accumulation::Projective),
@@ -81,7 +84,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let ok = curve.call(Run { log_size, profile, form, accumulation, calibrate_all, warm_calls });
+    let ok = curve.call(Run { log_size, profile, form, accumulation, calibrate_all, warm_calls, prepared });
     std::process::exit(if ok { 0 } else { 1 });
 }
 
@@ -93,6 +96,7 @@ struct Run {
     accumulation: Option<Accumulation>,
     calibrate_all: bool,
     warm_calls: usize,
+    prepared: Option<u32>,
 }
 
 impl CurveFn for Run {
@@ -121,7 +125,7 @@ fn median(times: &mut [std::time::Duration]) -> std::time::Duration {
 }
 
 fn run<G: GpuCurve>(settings: &Run) -> bool {
-    let Run { log_size, profile, form, accumulation, calibrate_all, warm_calls } = *settings;
+    let Run { log_size, profile, form, accumulation, calibrate_all, warm_calls, prepared } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
     let n = 1usize << log_size;
@@ -214,6 +218,9 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     if warm_calls > 0 {
         verified &= print_back_to_back(&ctx, &points, &scalars, &expected, warm_calls);
     }
+    if let Some(factor) = prepared {
+        verified &= print_prepared(&ctx, &points, &scalars, &expected, factor, warm_calls.max(3));
+    }
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
     if profile {
         // The profiled run takes one pass: the first pass's points of a larger input.
@@ -248,6 +255,45 @@ fn print_back_to_back<G: GpuCurve>(
     let each: Vec<String> = times.iter().map(|t| format!("{:.2}", t.as_secs_f64() * 1e3)).collect();
     println!("GPU warm back to back, each call in ms: {}", each.join(" "));
     println!("GPU warm back to back (median of {calls}): {:.2?}, fastest {fastest:.2?}", median(&mut times));
+    right
+}
+
+/// Prepares `points` once (precompute factor `factor`), then times `calls` calls on them back to
+/// back: what a prover pays per MSM over a fixed key, with only the scalars uploaded. Whether
+/// every result was right.
+fn print_prepared<G: GpuCurve>(
+    ctx: &MsmContext,
+    points: &[G],
+    scalars: &[G::ScalarField],
+    expected: &G::Group,
+    factor: u32,
+    calls: usize,
+) -> bool {
+    let started = Instant::now();
+    let options = PrepareOptions { precompute_factor: factor };
+    let bases = match pollster::block_on(ctx.prepare_with(points, options)) {
+        Ok(bases) => bases,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
+    println!("prepared bases (precompute factor {factor}) in {:.2?}", started.elapsed());
+    let mut times = Vec::new();
+    let mut right = true;
+    for _ in 0..calls {
+        let started = Instant::now();
+        let result = pollster::block_on(ctx.msm_prepared(&bases, scalars));
+        times.push(started.elapsed());
+        right &= result.as_ref() == Ok(expected);
+    }
+    let fastest = *times.iter().min().expect("at least one call");
+    let each: Vec<String> = times.iter().map(|t| format!("{:.2}", t.as_secs_f64() * 1e3)).collect();
+    println!("GPU warm on prepared bases, each call in ms: {}", each.join(" "));
+    println!(
+        "GPU warm on prepared bases back to back (median of {calls}): {:.2?}, fastest {fastest:.2?}",
+        median(&mut times)
+    );
     right
 }
 

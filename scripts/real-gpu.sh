@@ -7,13 +7,15 @@
 #
 #   scripts/real-gpu.sh BIN_DIR LOG DEADLINE_SECONDS PHASE...
 #
-# BIN_DIR holds msm, host_share and the test binaries (msm-tests, lib-tests, bytes-tests,
+# BIN_DIR holds msm, host_share, groth16 and the test binaries (msm-tests, lib-tests, bytes-tests,
 # reliability-tests), and optionally msm-base, the main job of another build to compare with.
 # Phases, in the order given: g1 (every G1 curve at SIZES; g1:N at 2^N only), base (msm-base at
 # 2^16 and 2^20), forms (each of FORMS against the calibrated form), g2 (the G2 groups at 2^16 and
-# 2^20; g2:N at 2^N only), host (host share at 2^20), tests (the GPU tests, CI=true). SIZES,
-# CURVES and G2_CURVES override the sweeps; FORMS, FORMS_CURVES and FORMS_SIZE the forms phase;
-# TEST_ARGS go to every test binary. Each summary line is also written to the log as soon as its
+# 2^20; g2:N at 2^N only), prepared (calls on prepared bases, each G1 curve at PREPARED_SIZE,
+# default 20, with each precompute factor of PREPARED_FACTORS, default "1 4"), groth16 (a proof
+# of CONSTRAINTS constraints, default 65536, on GROTH16_CURVES against ark-groth16), host (host
+# share at 2^20), tests (the GPU tests, CI=true). SIZES, CURVES and G2_CURVES override the
+# sweeps; FORMS, FORMS_CURVES and FORMS_SIZE the forms phase; TEST_ARGS go to every test binary. Each summary line is also written to the log as soon as its
 # run ends, so a call cut short keeps them. BENCHMARKS.md ("Real GPU") records what it printed.
 set -u
 bin=$1
@@ -53,8 +55,9 @@ summarize() {
         /^GPU warm back to back/ { b2b = $(NF - 2); sub(/,$/, "", b2b); fastest = $NF }
         /^arkworks VariableBaseMSM/ { ark = $NF }
         /^warm GPU \/ arkworks/ { ratio = $NF }
+        /^GPU warm on prepared bases back to back/ { prepared = " prepared " $(NF - 2) " (fastest " $NF ")"; sub(/,/, "", prepared) }
         /^result/ { result = $2 }
-        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, kernels }' >"$summary.line"
+        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s%s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, prepared, kernels }' >"$summary.line"
     cat "$summary.line" >>"$summary"
     sed 's/^/SUMMARY /' "$summary.line" >>"$log"
     rm -f "$summary.line"
@@ -107,6 +110,18 @@ for phase in "$@"; do
             for curve in $g2_curves; do
                 main_job "$curve" msm "$curve" "$size"
             done
+        done
+        ;;
+    prepared)
+        for curve in $curves; do
+            for factor in ${PREPARED_FACTORS:-1 4}; do
+                main_job "$curve prepared $factor" msm "$curve" "${PREPARED_SIZE:-20}" --prepared "$factor"
+            done
+        done
+        ;;
+    groth16)
+        for curve in ${GROTH16_CURVES:-bn254 bls12-381}; do
+            step 240 "$bin/groth16" --curve "$curve" --constraints "${CONSTRAINTS:-65536}"
         done
         ;;
     host)
