@@ -234,6 +234,30 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     verified
 }
 
+/// Times `calls` calls of `call` back to back and prints each (in order: a real GPU's clocks and
+/// a host's scheduling show as slow calls among fast ones), their median and the fastest, after
+/// `label`; whether every result equalled `expected`.
+fn time_calls<G: GpuCurve>(
+    label: &str,
+    calls: usize,
+    expected: &G::Group,
+    mut call: impl FnMut() -> Result<G::Group, MsmError>,
+) -> bool {
+    let mut times = Vec::new();
+    let mut right = true;
+    for _ in 0..calls {
+        let started = Instant::now();
+        let result = call();
+        times.push(started.elapsed());
+        right &= result.as_ref() == Ok(expected);
+    }
+    let fastest = *times.iter().min().expect("at least one call");
+    let each: Vec<String> = times.iter().map(|t| format!("{:.2}", t.as_secs_f64() * 1e3)).collect();
+    println!("{label}, each call in ms: {}", each.join(" "));
+    println!("{label} (median of {calls}): {:.2?}, fastest {fastest:.2?}", median(&mut times));
+    right
+}
+
 /// Times `calls` warm calls back to back; whether every result was right.
 fn print_back_to_back<G: GpuCurve>(
     ctx: &MsmContext,
@@ -242,20 +266,7 @@ fn print_back_to_back<G: GpuCurve>(
     expected: &G::Group,
     calls: usize,
 ) -> bool {
-    let mut times = Vec::new();
-    let mut right = true;
-    for _ in 0..calls {
-        let started = Instant::now();
-        let result = pollster::block_on(ctx.msm(points, scalars));
-        times.push(started.elapsed());
-        right &= result.as_ref() == Ok(expected);
-    }
-    let fastest = *times.iter().min().expect("at least one call");
-    // In order: a real GPU's clocks and a host's scheduling show as slow calls among fast ones.
-    let each: Vec<String> = times.iter().map(|t| format!("{:.2}", t.as_secs_f64() * 1e3)).collect();
-    println!("GPU warm back to back, each call in ms: {}", each.join(" "));
-    println!("GPU warm back to back (median of {calls}): {:.2?}, fastest {fastest:.2?}", median(&mut times));
-    right
+    time_calls::<G>("GPU warm back to back", calls, expected, || pollster::block_on(ctx.msm(points, scalars)))
 }
 
 /// Prepares `points` once (precompute factor `factor`), then times `calls` calls on them back to
@@ -279,22 +290,9 @@ fn print_prepared<G: GpuCurve>(
         }
     };
     println!("prepared bases (precompute factor {factor}) in {:.2?}", started.elapsed());
-    let mut times = Vec::new();
-    let mut right = true;
-    for _ in 0..calls {
-        let started = Instant::now();
-        let result = pollster::block_on(ctx.msm_prepared(&bases, scalars));
-        times.push(started.elapsed());
-        right &= result.as_ref() == Ok(expected);
-    }
-    let fastest = *times.iter().min().expect("at least one call");
-    let each: Vec<String> = times.iter().map(|t| format!("{:.2}", t.as_secs_f64() * 1e3)).collect();
-    println!("GPU warm on prepared bases, each call in ms: {}", each.join(" "));
-    println!(
-        "GPU warm on prepared bases back to back (median of {calls}): {:.2?}, fastest {fastest:.2?}",
-        median(&mut times)
-    );
-    right
+    time_calls::<G>("GPU warm on prepared bases back to back", calls, expected, || {
+        pollster::block_on(ctx.msm_prepared(&bases, scalars))
+    })
 }
 
 /// Prints the field-multiplication rate and a profiled run; whether its result was right.

@@ -52,10 +52,10 @@ summarize() {
         /^kernels:/ { sub(/^kernels: /, ""); kernels = $0 }
         /^GPU cold/ { cold = $NF }
         /^GPU warm \(median/ { warm = $NF }
-        /^GPU warm back to back/ { b2b = $(NF - 2); sub(/,$/, "", b2b); fastest = $NF }
+        /^GPU warm back to back \(median/ { b2b = $(NF - 2); sub(/,$/, "", b2b); fastest = $NF }
         /^arkworks VariableBaseMSM/ { ark = $NF }
         /^warm GPU \/ arkworks/ { ratio = $NF }
-        /^GPU warm on prepared bases back to back/ { prepared = " prepared " $(NF - 2) " (fastest " $NF ")"; sub(/,/, "", prepared) }
+        /^GPU warm on prepared bases back to back \(median/ { prepared = " prepared " $(NF - 2) " (fastest " $NF ")"; sub(/,/, "", prepared) }
         /^result/ { result = $2 }
         END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s%s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, prepared, kernels }' >"$summary.line"
     cat "$summary.line" >>"$summary"
