@@ -228,17 +228,45 @@ impl<'a> Microbenchmark<'a> {
         form: MulForm,
         bench: Bench,
     ) -> Result<Self, MsmError> {
+        let mut benches = Self::new_many(gpu, spec, &[form], bench).await?;
+        Ok(benches.pop().expect("one microbenchmark per form"))
+    }
+
+    /// [`Microbenchmark::new`] for each of `forms`, in order, compiled together
+    /// ([`Gpu::capture_each`]).
+    pub(crate) async fn new_many(
+        gpu: &'a Gpu,
+        spec: &'static CurveSpec,
+        forms: &[MulForm],
+        bench: Bench,
+    ) -> Result<Vec<Self>, MsmError> {
         let entry = match bench {
             Bench::FieldMul => "bench_field_mul",
             Bench::AddStored => "bench_add_stored",
         };
-        let [pipeline] = gpu.capture(|| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry])).await?;
+        let compile = |&form: &MulForm| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry]);
+        let pipelines = gpu.capture_each(forms, compile).await?;
+        Ok(forms
+            .iter()
+            .zip(pipelines)
+            .map(|(&form, [pipeline])| Self::with_pipeline(gpu, spec, form, bench, pipeline))
+            .collect())
+    }
+
+    /// The microbenchmark of `bench` in `form` around its compiled `pipeline`.
+    fn with_pipeline(
+        gpu: &'a Gpu,
+        spec: &'static CurveSpec,
+        form: MulForm,
+        bench: Bench,
+        pipeline: wgpu::ComputePipeline,
+    ) -> Self {
         let field = spec.field_for(form);
         let elements = 64 * spec.degree() as u32;
         let pattern = (0..elements)
             .flat_map(|i| field.limbs_to_storage(&field.limbs_of(&BigUint::from(i + (1 << 13)))))
             .collect();
-        Ok(Microbenchmark { gpu, spec, form, bench, pipeline, pattern })
+        Microbenchmark { gpu, spec, form, bench, pipeline, pattern }
     }
 
     /// Seconds of one run over `threads` threads, the fastest of `runs` (each is submitted and
@@ -332,8 +360,8 @@ impl MsmContext {
         let mut form_rates = Vec::new();
         if candidates.forms.len() > 1 {
             let mut measured = Vec::new();
-            for &form in &candidates.forms {
-                let bench = Microbenchmark::new(gpu, spec, form, candidates.benchmark).await?;
+            let benches = Microbenchmark::new_many(gpu, spec, &candidates.forms, candidates.benchmark).await?;
+            for (&form, bench) in candidates.forms.iter().zip(benches) {
                 let (rate, threads) = bench.rate().await?;
                 measured.push((form, bench, threads, rate));
             }
@@ -364,8 +392,11 @@ impl MsmContext {
             if predicted <= self.calibration_budget {
                 let (points, scalars) = calibration_inputs::<G>();
                 let mut fastest: Option<(f64, CurveRunner)> = None;
-                for &accumulation in &candidates.accumulations {
-                    let candidate = self.compile::<G>(Kernels { form, accumulation }).await?;
+                let kernels: Vec<Kernels> =
+                    candidates.accumulations.iter().map(|&accumulation| Kernels { form, accumulation }).collect();
+                for (accumulation, candidate) in
+                    candidates.accumulations.iter().copied().zip(self.compile_many::<G>(&kernels).await?)
+                {
                     let seconds = self.time_pass::<G>(&candidate, &points, &scalars).await?;
                     accumulation_seconds.push((accumulation, seconds));
                     if fastest.as_ref().is_none_or(|(best, _)| seconds < *best) {
@@ -403,22 +434,33 @@ impl MsmContext {
     /// Compiles `G`'s pipelines with `kernels` (on the Edwards model for
     /// [`Accumulation::Edwards`]) into a runner with an empty workspace pool.
     pub(crate) async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
-        let spec = G::spec().running(kernels.accumulation);
-        let pipelines = CurvePipelines::new(self.gpu(), spec, kernels).await?;
-        let calibration = Calibration {
-            kernels,
-            form_rates: Vec::new(),
-            form_benchmark: Bench::AddStored,
-            accumulation_seconds: Vec::new(),
-        };
-        Ok(CurveRunner {
-            spec,
-            calibration,
-            pipelines,
-            workspaces: WorkspacePool::new(self.max_workspaces()),
-            weierstrass: CurveSlot::new(None, false),
-            precompute: std::sync::Mutex::new(None),
-        })
+        let mut runners = self.compile_many::<G>(&[kernels]).await?;
+        Ok(runners.pop().expect("one runner per candidate"))
+    }
+
+    /// [`MsmContext::compile`] of several candidates, compiled together (natively in parallel:
+    /// see [`CurvePipelines::compile`]), in order.
+    async fn compile_many<G: GpuCurve>(&self, candidates: &[Kernels]) -> Result<Vec<CurveRunner>, MsmError> {
+        let specs: Vec<(&'static CurveSpec, Kernels)> =
+            candidates.iter().map(|&kernels| (G::spec().running(kernels.accumulation), kernels)).collect();
+        let pipelines = CurvePipelines::compile(self.gpu(), &specs).await?;
+        Ok(specs
+            .into_iter()
+            .zip(pipelines)
+            .map(|((spec, kernels), pipelines)| CurveRunner {
+                spec,
+                calibration: Calibration {
+                    kernels,
+                    form_rates: Vec::new(),
+                    form_benchmark: Bench::AddStored,
+                    accumulation_seconds: Vec::new(),
+                },
+                pipelines,
+                workspaces: WorkspacePool::new(self.max_workspaces()),
+                weierstrass: CurveSlot::new(None, false),
+                precompute: std::sync::Mutex::new(None),
+            })
+            .collect())
     }
 
     /// Seconds of one warm pass on `runner` (the faster of two, after one that warms it up).

@@ -219,6 +219,54 @@ impl Gpu {
         pollster::block_on(self.capture(work))
     }
 
+    /// `work` on each of `jobs` inside error scopes ([`Gpu::capture`]), the results in the jobs'
+    /// order: the compilation of pipelines. Natively on as many threads as the machine has cores
+    /// (at most one per job), each taking the next job when it finishes one, for drivers that
+    /// compile a pipeline when it is created (so give the longest jobs first); in browsers one
+    /// after the other.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) async fn capture_each<J: Sync, T: Send>(
+        &self,
+        jobs: &[J],
+        work: impl Fn(&J) -> T + Sync,
+    ) -> Result<Vec<T>, MsmError> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len());
+        let next = AtomicUsize::new(0);
+        let done: Vec<Mutex<Option<Result<T, MsmError>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(index) else { break };
+                        let result = self.capture_blocking(|| work(job));
+                        if let Ok(mut slot) = done[index].lock() {
+                            *slot = Some(result);
+                        }
+                    })
+                })
+                .collect();
+            // A worker that panicked leaves its job's slot empty: reported below.
+            workers.into_iter().for_each(|worker| drop(worker.join()));
+        });
+        done.into_iter()
+            .map(|slot| {
+                slot.into_inner()
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(|| Err(MsmError::Gpu("pipeline compilation panicked".into())))
+            })
+            .collect()
+    }
+
+    /// `work` on each of `jobs` inside error scopes, one after the other (see the native
+    /// version).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn capture_each<J, T>(&self, jobs: &[J], work: impl Fn(&J) -> T) -> Result<Vec<T>, MsmError> {
+        self.capture(|| jobs.iter().map(work).collect()).await
+    }
+
     fn gpu_error(&self, e: wgpu::Error) -> MsmError {
         self.error(e.to_string())
     }

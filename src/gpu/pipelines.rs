@@ -61,44 +61,59 @@ fn stage_steps(device: &wgpu::Device, spec: &CurveSpec, stage: &StageCode) -> Ve
     stage.steps.iter().map(|&step| (step, compute_pipeline(device, &module, step.name()))).collect()
 }
 
-impl CurvePipelines {
-    /// Compiles every stage that holds a step once, and builds each step's pipeline from it.
-    /// Natively the stages compile in parallel, one thread each, for drivers that compile a
-    /// pipeline when it is created (lavapipe compiles at its first dispatch instead, so there it
-    /// gains little); in browsers one after the other, each first compiled asynchronously by the
-    /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
-    pub(crate) async fn new(gpu: &Gpu, spec: &CurveSpec, kernels: Kernels) -> Result<Self, MsmError> {
-        let mut by_stage: Vec<StageCode> = Vec::new();
-        for step in Step::of(spec, kernels) {
-            let (stage, form) = (step.stage(), step.form(spec, kernels.form));
-            match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
-                Some(module) => module.steps.push(step),
-                None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(spec, stage, form) }),
-            }
+/// The stages one set of kernels needs: each holds the steps that share its module.
+fn stages_of(spec: &CurveSpec, kernels: Kernels) -> Vec<StageCode> {
+    let mut by_stage: Vec<StageCode> = Vec::new();
+    for step in Step::of(spec, kernels) {
+        let (stage, form) = (step.stage(), step.form(spec, kernels.form));
+        match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
+            Some(module) => module.steps.push(step),
+            None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(spec, stage, form) }),
         }
-        let compile = |stage: &StageCode| stage_steps(&gpu.device, spec, stage);
-        #[cfg(not(target_arch = "wasm32"))]
-        let compiled = std::thread::scope(|scope| {
-            let threads: Vec<_> =
-                by_stage.iter().map(|stage| scope.spawn(|| gpu.capture_blocking(|| compile(stage)))).collect();
-            threads
-                .into_iter()
-                .map(|thread| {
-                    thread.join().unwrap_or_else(|_| Err(MsmError::Gpu("pipeline compilation panicked".into())))
-                })
-                .collect::<Result<Vec<_>, MsmError>>()
-        })?;
+    }
+    by_stage
+}
+
+impl CurvePipelines {
+    /// The pipelines of each candidate's kernels, in order (calibration compiles every
+    /// accumulation it times at once): every stage that holds a step compiles once, and each
+    /// step's pipeline is built from it. Natively the stages of all candidates compile on the
+    /// machine's cores ([`Gpu::capture_each`]), for drivers that compile a pipeline when it is
+    /// created (lavapipe compiles at its first dispatch instead, so there it gains little); in
+    /// browsers one after the other, all first compiled asynchronously by the browser
+    /// (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
+    pub(crate) async fn compile(gpu: &Gpu, candidates: &[(&CurveSpec, Kernels)]) -> Result<Vec<Self>, MsmError> {
+        let stages: Vec<(&CurveSpec, Vec<StageCode>)> =
+            candidates.iter().map(|&(spec, kernels)| (spec, stages_of(spec, kernels))).collect();
+        let mut jobs: Vec<(usize, &CurveSpec, &StageCode)> = stages
+            .iter()
+            .enumerate()
+            .flat_map(|(candidate, (spec, codes))| codes.iter().map(move |code| (candidate, *spec, code)))
+            .collect();
+        // The longest modules first: each candidate's accumulation and reduction take most of
+        // its compile time (ACO: 1.4-2.7 s each against under 0.2 s for the rest).
+        jobs.sort_by_key(|(_, _, stage)| std::cmp::Reverse(stage.code.len()));
+        let compile = |&(_, spec, stage): &(usize, &CurveSpec, &StageCode)| stage_steps(&gpu.device, spec, stage);
         #[cfg(target_arch = "wasm32")]
         {
-            let modules: Vec<(&str, Vec<&str>)> =
-                by_stage.iter().map(|s| (s.code.as_str(), s.steps.iter().map(|step| step.name()).collect())).collect();
+            let modules: Vec<(&str, Vec<&str>)> = jobs
+                .iter()
+                .map(|(_, _, s)| (s.code.as_str(), s.steps.iter().map(|step| step.name()).collect()))
+                .collect();
             super::precompile::precompile(&gpu.device, &modules).await;
         }
-        #[cfg(target_arch = "wasm32")]
-        let compiled = gpu.capture(|| by_stage.iter().map(compile).collect::<Vec<_>>()).await?;
-        let mut steps: Vec<(Step, wgpu::ComputePipeline)> = compiled.into_iter().flatten().collect();
-        steps.sort_by_key(|(step, _)| *step as usize);
-        Ok(CurvePipelines { steps })
+        let compiled = gpu.capture_each(&jobs, compile).await?;
+        let mut pipelines: Vec<Vec<(Step, wgpu::ComputePipeline)>> = candidates.iter().map(|_| Vec::new()).collect();
+        for ((candidate, _, _), steps) in jobs.iter().zip(compiled) {
+            pipelines[*candidate].extend(steps);
+        }
+        Ok(pipelines
+            .into_iter()
+            .map(|mut steps| {
+                steps.sort_by_key(|(step, _)| *step as usize);
+                CurvePipelines { steps }
+            })
+            .collect())
     }
 
     /// The curve's steps in run order.
