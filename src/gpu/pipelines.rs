@@ -48,6 +48,7 @@ pub(crate) fn stage_pipelines<const K: usize>(
 }
 
 /// One stage of a curve: the steps its module holds and its composed WGSL.
+#[derive(Clone)]
 struct StageCode {
     stage: Stage,
     form: MulForm,
@@ -76,40 +77,56 @@ fn stages_of(spec: &CurveSpec, kernels: Kernels) -> Vec<StageCode> {
 
 impl CurvePipelines {
     /// The pipelines of each candidate's kernels, in order (calibration compiles every
-    /// accumulation it times at once): every stage that holds a step compiles once, and each
-    /// step's pipeline is built from it. Natively the stages of all candidates compile on the
+    /// accumulation it times at once): every distinct stage that holds a step compiles once,
+    /// and each step's pipeline is built from it. Natively the stages of all candidates compile on the
     /// machine's cores ([`Gpu::capture_each`]), for drivers that compile a pipeline when it is
     /// created (lavapipe compiles at its first dispatch instead, so there it gains little); in
     /// browsers one after the other, all first compiled asynchronously by the browser
     /// (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
     pub(crate) async fn compile(gpu: &Gpu, candidates: &[(&CurveSpec, Kernels)]) -> Result<Vec<Self>, MsmError> {
-        let stages: Vec<(&CurveSpec, Vec<StageCode>)> =
-            candidates.iter().map(|&(spec, kernels)| (spec, stages_of(spec, kernels))).collect();
-        let mut jobs: Vec<(usize, &CurveSpec, &StageCode)> = stages
-            .iter()
-            .enumerate()
-            .flat_map(|(candidate, (spec, codes))| codes.iter().map(move |code| (candidate, *spec, code)))
-            .collect();
+        let stages: Vec<Vec<StageCode>> = candidates.iter().map(|&(spec, kernels)| stages_of(spec, kernels)).collect();
+        // Each distinct module once, with every step any candidate needs from it: candidates
+        // share most of their stages (projective and batch-affine accumulation differ in one).
+        let mut modules: Vec<(&CurveSpec, StageCode)> = Vec::new();
+        for (&(spec, _), codes) in candidates.iter().zip(&stages) {
+            for code in codes {
+                match modules.iter_mut().find(|(_, module)| module.code == code.code) {
+                    Some((_, module)) => {
+                        for &step in &code.steps {
+                            if !module.steps.contains(&step) {
+                                module.steps.push(step);
+                            }
+                        }
+                    }
+                    None => modules.push((spec, code.clone())),
+                }
+            }
+        }
         // The longest modules first: each candidate's accumulation and reduction take most of
         // its compile time (ACO: 1.4-2.7 s each against under 0.2 s for the rest).
-        jobs.sort_by_key(|(_, _, stage)| std::cmp::Reverse(stage.code.len()));
-        let compile = |&(_, spec, stage): &(usize, &CurveSpec, &StageCode)| stage_steps(&gpu.device, spec, stage);
+        modules.sort_by_key(|(_, module)| std::cmp::Reverse(module.code.len()));
+        let compile = |(spec, module): &(&CurveSpec, StageCode)| stage_steps(&gpu.device, spec, module);
         #[cfg(target_arch = "wasm32")]
         {
-            let modules: Vec<(&str, Vec<&str>)> = jobs
+            let sources: Vec<(&str, Vec<&str>)> = modules
                 .iter()
-                .map(|(_, _, s)| (s.code.as_str(), s.steps.iter().map(|step| step.name()).collect()))
+                .map(|(_, m)| (m.code.as_str(), m.steps.iter().map(|step| step.name()).collect()))
                 .collect();
-            super::precompile::precompile(&gpu.device, &modules).await;
+            super::precompile::precompile(&gpu.device, &sources).await;
         }
-        let compiled = gpu.capture_each(&jobs, compile).await?;
-        let mut pipelines: Vec<Vec<(Step, wgpu::ComputePipeline)>> = candidates.iter().map(|_| Vec::new()).collect();
-        for ((candidate, _, _), steps) in jobs.iter().zip(compiled) {
-            pipelines[*candidate].extend(steps);
-        }
-        Ok(pipelines
-            .into_iter()
-            .map(|mut steps| {
+        let compiled = gpu.capture_each(&modules, compile).await?;
+        let pipeline = |code: &str, step: Step| {
+            let module = modules.iter().position(|(_, m)| m.code == code).expect("every stage was compiled");
+            let (_, pipeline) = compiled[module].iter().find(|(s, _)| *s == step).expect("every step was compiled");
+            pipeline.clone()
+        };
+        Ok(stages
+            .iter()
+            .map(|codes| {
+                let mut steps: Vec<(Step, wgpu::ComputePipeline)> = codes
+                    .iter()
+                    .flat_map(|code| code.steps.iter().map(|&step| (step, pipeline(&code.code, step))))
+                    .collect();
                 steps.sort_by_key(|(step, _)| *step as usize);
                 CurvePipelines { steps }
             })
