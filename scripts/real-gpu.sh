@@ -9,14 +9,23 @@
 #
 # BIN_DIR holds msm, host_share, groth16 and the test binaries (msm-tests, lib-tests, bytes-tests,
 # reliability-tests), and optionally msm-base, the main job of another build to compare with.
-# Phases, in the order given: g1 (every G1 curve at SIZES; g1:N at 2^N only), base (msm-base at
-# 2^16 and 2^20), forms (each of FORMS against the calibrated form), g2 (the G2 groups at 2^16 and
-# 2^20; g2:N at 2^N only), prepared (calls on prepared bases, each G1 curve at PREPARED_SIZE,
-# default 20, with each precompute factor of PREPARED_FACTORS, default "1 4"), groth16 (a proof
-# of CONSTRAINTS constraints, default 65536, on GROTH16_CURVES against ark-groth16), host (host
-# share at 2^20), tests (the GPU tests, CI=true). SIZES, CURVES and G2_CURVES override the
-# sweeps; FORMS, FORMS_CURVES and FORMS_SIZE the forms phase; TEST_ARGS go to every test binary. Each summary line is also written to the log as soon as its
-# run ends, so a call cut short keeps them. BENCHMARKS.md ("Real GPU") records what it printed.
+# Phases, in the order given:
+#   g1        every G1 curve at SIZES (g1:N: at 2^N only)
+#   g2        the G2 groups at 2^16 and 2^20 (g2:N: at 2^N only)
+#   base      msm-base at 2^16 and 2^20
+#   forms     each of FORMS on FORMS_CURVES at 2^FORMS_SIZE, against the calibrated form
+#   cold      each of COLD_CURVES' first use at 2^12 without NVIDIA's shader cache or the
+#             calibration file, in parts (context, calibration, first MSM); msm-base too where
+#             present, alternately
+#   prepared  calls on prepared bases, each G1 curve at 2^PREPARED_SIZE (default 20), with each
+#             precompute factor of PREPARED_FACTORS (default "1 4")
+#   groth16   a proof of CONSTRAINTS constraints (default 65536) on GROTH16_CURVES, against
+#             ark-groth16
+#   host      host share at 2^20
+#   tests     the GPU tests, CI=true, with TEST_ARGS
+# SIZES, CURVES and G2_CURVES override the sweeps. Each summary line is also written to the log
+# as soon as its run ends, so a call cut short keeps them. BENCHMARKS.md ("Real GPU") records
+# what it printed.
 set -u
 bin=$1
 log=$2
@@ -94,6 +103,18 @@ for phase in "$@"; do
         for size in 16 20; do
             for curve in $curves; do
                 main_job "$curve (base)" msm-base "$curve" "$size"
+            done
+        done
+        ;;
+    cold)
+        # First use without NVIDIA's shader cache or the calibration file, so a warm machine
+        # measures it again: msm and, where present, msm-base alternately.
+        for curve in ${COLD_CURVES:-$curves $g2_curves}; do
+            for binary in msm msm-base; do
+                [[ -x $bin/$binary ]] || continue
+                from=$(($(wc -l <"$log") + 1))
+                __GL_SHADER_DISK_CACHE=0 WEBGPU_MSM_CACHE_DIR='' step 150 "$bin/$binary" --curve "$curve" --log-size 12
+                echo "SUMMARY $curve $binary 2^12 $(tail -n +"$from" "$log" | grep -E "^(GPU cold|cold call's parts)" | tr '\n' ' ')" >>"$log"
             done
         done
         ;;
