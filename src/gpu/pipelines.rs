@@ -78,11 +78,11 @@ fn stages_of(spec: &CurveSpec, kernels: Kernels) -> Vec<StageCode> {
 impl CurvePipelines {
     /// The pipelines of each candidate's kernels, in order (calibration compiles every
     /// accumulation it times at once): every distinct stage that holds a step compiles once,
-    /// and each step's pipeline is built from it. Natively the stages of all candidates compile on the
-    /// machine's cores ([`Gpu::capture_each`]), for drivers that compile a pipeline when it is
-    /// created (lavapipe compiles at its first dispatch instead, so there it gains little); in
-    /// browsers one after the other, all first compiled asynchronously by the browser
-    /// (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
+    /// and each step's pipeline is built from it. Natively the stages of all candidates compile
+    /// on the machine's cores ([`Gpu::capture_each`]), for drivers that compile a pipeline when
+    /// it is created (lavapipe compiles at its first dispatch instead, so there it gains
+    /// little); in browsers one after the other, all first compiled asynchronously by the
+    /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
     pub(crate) async fn compile(gpu: &Gpu, candidates: &[(&CurveSpec, Kernels)]) -> Result<Vec<Self>, MsmError> {
         let stages: Vec<Vec<StageCode>> = candidates.iter().map(|&(spec, kernels)| stages_of(spec, kernels)).collect();
         // Each distinct module once, with every step any candidate needs from it: candidates
