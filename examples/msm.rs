@@ -216,7 +216,9 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     println!("warm GPU / arkworks = {:.2}", warm_time.as_secs_f64() / ark_time.as_secs_f64());
     let mut verified = cold == expected && warm.iter().all(|w| *w == expected);
     if warm_calls > 0 {
-        verified &= print_back_to_back(&ctx, &points, &scalars, &expected, warm_calls);
+        verified &= time_calls::<G>("GPU warm back to back", warm_calls, &expected, || {
+            pollster::block_on(ctx.msm(&points, &scalars))
+        });
     }
     if let Some(factor) = prepared {
         verified &= print_prepared(&ctx, &points, &scalars, &expected, factor, warm_calls.max(3));
@@ -256,17 +258,6 @@ fn time_calls<G: GpuCurve>(
     println!("{label}, each call in ms: {}", each.join(" "));
     println!("{label} (median of {calls}): {:.2?}, fastest {fastest:.2?}", median(&mut times));
     right
-}
-
-/// Times `calls` warm calls back to back; whether every result was right.
-fn print_back_to_back<G: GpuCurve>(
-    ctx: &MsmContext,
-    points: &[G],
-    scalars: &[G::ScalarField],
-    expected: &G::Group,
-    calls: usize,
-) -> bool {
-    time_calls::<G>("GPU warm back to back", calls, expected, || pollster::block_on(ctx.msm(points, scalars)))
 }
 
 /// Prepares `points` once (precompute factor `factor`), then times `calls` calls on them back to

@@ -394,9 +394,8 @@ impl MsmContext {
                 let mut fastest: Option<(f64, CurveRunner)> = None;
                 let kernels: Vec<Kernels> =
                     candidates.accumulations.iter().map(|&accumulation| Kernels { form, accumulation }).collect();
-                for (accumulation, candidate) in
-                    candidates.accumulations.iter().copied().zip(self.compile_many::<G>(&kernels).await?)
-                {
+                for candidate in self.compile_many::<G>(&kernels).await? {
+                    let accumulation = candidate.calibration.kernels.accumulation;
                     let seconds = self.time_pass::<G>(&candidate, &points, &scalars).await?;
                     accumulation_seconds.push((accumulation, seconds));
                     if fastest.as_ref().is_none_or(|(best, _)| seconds < *best) {

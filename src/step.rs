@@ -269,11 +269,11 @@ impl Step {
     ///   time ([`MulForm::WIDE_GPU`]): llvmpipe keeps a single 64-bit-product multiplication's
     ///   working set closer to its vector registers than a batch of three or four, and
     ///   `accumulate_chunks` ran 17–28% faster on the 8-limb fields (bn254, ed-on-bls12-377),
-    ///   and within the noise on the 12-limb ones. One product per loop spends more of llvmpipe's 65,535 loop
-    ///   back-edges per invocation (see [`MulForm::batched`]): up to 23 per entry, within the
-    ///   budget for the longest chunk a plan makes (2,048 entries; `plan.rs` tests it). The G2
-    ///   groups keep their batches (unbatched, their cold calls took 1–6 s longer and their
-    ///   warm calls were no faster).
+    ///   and within the noise on the 12-limb ones. One product per loop spends more of
+    ///   llvmpipe's 65,535 loop back-edges per invocation (see [`MulForm::batched`]): up to 23
+    ///   per entry, within the budget for the longest chunk a plan makes (2,048 entries;
+    ///   `plan.rs` tests it). The G2 groups keep their batches (unbatched, their cold calls took
+    ///   1–6 s longer and their warm calls were no faster).
     ///
     /// BENCHMARKS.md has the measurements. The storage layout is the same in all of them, so
     /// each step reads what the one before wrote.
