@@ -4,17 +4,21 @@
 //! ([`MsmContext::with_mul_form`], [`MsmContext::with_accumulation`]). Results are kept per
 //! adapter and curve for the life of the process, so a second context on the same adapter
 //! measures nothing, and natively also in a file, so later processes measure nothing either:
-//! `calibrations-v1.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
+//! `calibrations-v2.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
 //! `$XDG_CACHE_HOME/webgpu-msm` or `~/.cache/webgpu-msm`. A file entry is keyed by the adapter,
 //! its driver, the curve, the candidates and their generated microbenchmark code, so a new
 //! driver or changed kernels measure again.
 //!
 //! - **Field form**: on devices with 64-bit integers, 32-bit limbs and 13-bit limbs both run, and
-//!   the faster is kept. Hardware GPUs time mixed additions (`bench_add_stored`, the
-//!   accumulation's inner operation), because there the curve formulas' register pressure
-//!   decides (a form whose multiplication is faster can still spill); software GPUs, which have
-//!   no register budget to exceed, time multiplications (`bench_field_mul`), whose kernels
-//!   compile in a tenth of the time on lavapipe (the first run on a machine pays it). Without
+//!   the faster is kept. Every device first times multiplications (`bench_field_mul`): small
+//!   kernels that compile in a fraction of the time of the curve formulas' (a tenth on lavapipe,
+//!   and on a driver that compiles at creation, such as RADV's, the 13-bit mixed addition alone
+//!   took 4–359 s). Software GPUs, which have no register budget to exceed, decide on them.
+//!   Hardware GPUs decide on them where the fastest multiplication's form also holds a field
+//!   element in the fewest words ([`multiplications_settle`]); elsewhere (a 13-bit
+//!   multiplication ahead, as RDNA's 24-bit multiply-adds allow) they time mixed additions too
+//!   (`bench_add_stored`, the accumulation's inner operation), because there the curve formulas'
+//!   register pressure decides (a form whose multiplication is faster can still spill). Without
 //!   64-bit integers (browsers) only 13-bit limbs run, and nothing is measured. Whether products
 //!   are batched is not measured: it follows whether the adapter is a software GPU
 //!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget; except
@@ -81,8 +85,8 @@ pub struct Calibration {
     /// field form; empty when only one form could run (fixed by the caller, or no 64-bit
     /// integers).
     pub form_rates: Vec<(MulForm, f64)>,
-    /// What the form rates count: multiplications on software GPUs, mixed additions on
-    /// hardware GPUs (see the module documentation).
+    /// What the form rates count: multiplications, or mixed additions on hardware GPUs where
+    /// multiplications did not settle the form (see the module documentation).
     pub form_benchmark: Bench,
     /// Seconds of one pass of [`CALIBRATION_POINTS`] points with each candidate accumulation;
     /// empty when only one could run (fixed by the caller, twisted Edwards curves) or when the
@@ -102,7 +106,8 @@ pub(crate) struct Fixed {
 pub(crate) struct Candidates {
     pub(crate) forms: Vec<MulForm>,
     pub(crate) accumulations: Vec<Accumulation>,
-    /// What the forms are measured with.
+    /// What decides the form where multiplications do not settle it: multiplications again on
+    /// software GPUs (they always settle it there), mixed additions on hardware GPUs.
     pub(crate) benchmark: Bench,
 }
 
@@ -198,6 +203,14 @@ pub enum Bench {
 }
 
 impl Bench {
+    /// The kernel's entry point in `shaders/benchmarks.wgsl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bench::FieldMul => "bench_field_mul",
+            Bench::AddStored => "bench_add_stored",
+        }
+    }
+
     /// What one thread of the kernel counts for on the curve of `spec`: base field
     /// multiplications (an Fp2 `field_mul` is 3) or mixed additions.
     pub(crate) fn operations_per_thread(self, spec: &CurveSpec) -> u64 {
@@ -240,10 +253,7 @@ impl<'a> Microbenchmark<'a> {
         forms: &[MulForm],
         bench: Bench,
     ) -> Result<Vec<Self>, MsmError> {
-        let entry = match bench {
-            Bench::FieldMul => "bench_field_mul",
-            Bench::AddStored => "bench_add_stored",
-        };
+        let entry = bench.name();
         let compile = |&form: &MulForm| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry]);
         let pipelines = gpu.capture_each(forms, compile).await?;
         Ok(forms
@@ -357,23 +367,11 @@ impl MsmContext {
             runner.calibration = calibration;
             return Ok(runner);
         }
-        let mut form_rates = Vec::new();
-        if candidates.forms.len() > 1 {
-            let mut measured = Vec::new();
-            let benches = Microbenchmark::new_many(gpu, spec, &candidates.forms, candidates.benchmark).await?;
-            for (&form, bench) in candidates.forms.iter().zip(benches) {
-                let (rate, threads) = bench.rate().await?;
-                measured.push((form, bench, threads, rate));
-            }
-            // Once more in reverse order, each form keeping its best: a moment of load on the
-            // machine slows one measurement, seldom both of a form's. lavapipe under a compile
-            // once measured the 32-bit form at 5.8 M multiplications/s against its usual 109,
-            // and the calibration file kept the 13-bit form it chose then.
-            for (_, bench, threads, rate) in measured.iter_mut().rev() {
-                *rate = rate.max(bench.rate_at(*threads).await?);
-            }
-            form_rates = measured.into_iter().map(|(form, _, _, rate)| (form, rate)).collect();
-        }
+        let (form_rates, form_benchmark) = if candidates.forms.len() > 1 {
+            measure_forms(gpu, spec, &candidates).await?
+        } else {
+            (Vec::new(), candidates.benchmark)
+        };
         let form = best_of(&form_rates).unwrap_or(candidates.forms[0]);
 
         let mut accumulation_seconds = Vec::new();
@@ -383,7 +381,7 @@ impl MsmContext {
             // within only an unlimited budget) where the form was not measured.
             let plan = Plan::choose(CALIBRATION_POINTS as u32, spec.scalar_bits);
             let predicted = form_rates.iter().find(|(f, _)| *f == form).map_or(f64::INFINITY, |(_, rate)| {
-                let additions_per_second = match candidates.benchmark {
+                let additions_per_second = match form_benchmark {
                     Bench::AddStored => *rate,
                     Bench::FieldMul => rate / spec.op_muls().add_stored as f64,
                 };
@@ -410,7 +408,6 @@ impl MsmContext {
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map_or(candidates.accumulations[0], |(accumulation, _)| *accumulation);
         let kernels = Kernels { form, accumulation };
-        let form_benchmark = candidates.benchmark;
         let calibration = Calibration { kernels, form_rates, form_benchmark, accumulation_seconds };
         let mut runner = match runner {
             Some(runner) => runner,
@@ -487,6 +484,55 @@ impl MsmContext {
     }
 }
 
+/// The candidate forms' rates that choose the field form, and what they count (see the module
+/// documentation): multiplications, then, on a hardware GPU where they do not settle it, mixed
+/// additions.
+async fn measure_forms(
+    gpu: &Gpu,
+    spec: &'static CurveSpec,
+    candidates: &Candidates,
+) -> Result<(Vec<(MulForm, f64)>, Bench), MsmError> {
+    let multiplications = rates(gpu, spec, &candidates.forms, Bench::FieldMul).await?;
+    if candidates.benchmark == Bench::FieldMul || multiplications_settle(spec, &multiplications) {
+        return Ok((multiplications, Bench::FieldMul));
+    }
+    Ok((rates(gpu, spec, &candidates.forms, candidates.benchmark).await?, candidates.benchmark))
+}
+
+/// Operations per second of `bench` in each of `forms`, compiled together. Each form runs
+/// twice, the second time in reverse order, and keeps its best: a moment of load on the machine
+/// slows one measurement, seldom both of a form's. lavapipe under a compile once measured the
+/// 32-bit form at 5.8 M multiplications/s against its usual 109, and the calibration file kept
+/// the 13-bit form it chose then.
+async fn rates(
+    gpu: &Gpu,
+    spec: &'static CurveSpec,
+    forms: &[MulForm],
+    bench: Bench,
+) -> Result<Vec<(MulForm, f64)>, MsmError> {
+    let mut measured = Vec::new();
+    for (&form, bench) in forms.iter().zip(Microbenchmark::new_many(gpu, spec, forms, bench).await?) {
+        let (rate, threads) = bench.rate().await?;
+        measured.push((form, bench, threads, rate));
+    }
+    for (_, bench, threads, rate) in measured.iter_mut().rev() {
+        *rate = rate.max(bench.rate_at(*threads).await?);
+    }
+    Ok(measured.into_iter().map(|(form, _, _, rate)| (form, rate)).collect())
+}
+
+/// Whether multiplication `rates` settle the field form on a hardware GPU: the form with the
+/// fastest multiplication holds a field element in no more storage words than any other. A
+/// mixed addition is 7–11 multiplications plus additions, subtractions and moves over every
+/// word, with more values live than a multiplication; a form with more words does more of that
+/// work and spills sooner, so its additions cannot overtake a form that already multiplies
+/// faster. (The 13-bit form packs 20 or 30 limbs into 10 or 15 words; the 32-bit form needs 8
+/// or 12.)
+fn multiplications_settle(spec: &CurveSpec, rates: &[(MulForm, f64)]) -> bool {
+    best_of(rates)
+        .is_none_or(|fastest| rates.iter().all(|&(form, _)| spec.packed_words(fastest) <= spec.packed_words(form)))
+}
+
 /// The form with the highest rate.
 fn best_of(rates: &[(MulForm, f64)]) -> Option<MulForm> {
     rates.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|(form, _)| *form)
@@ -508,7 +554,7 @@ mod stored {
     use std::io::Write;
     use std::path::{Path, PathBuf};
 
-    use super::{Calibration, Candidates};
+    use super::{Bench, Calibration, Candidates};
     use crate::curve::CurveSpec;
     use crate::step::Kernels;
     use crate::wgsl::{compose, Stage};
@@ -522,7 +568,7 @@ mod stored {
                 .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?
                 .join("webgpu-msm"),
         };
-        Some(dir.join("calibrations-v1.txt"))
+        Some(dir.join("calibrations-v2.txt"))
     }
 
     /// The key of an entry: the in-process key and the candidates' microbenchmark code.
@@ -561,7 +607,8 @@ mod stored {
         let wanted = entry_key(key, spec, candidates);
         let line = text.lines().rev().find(|line| line.split(' ').next() == Some(wanted.as_str()))?;
         let fields: Vec<&str> = line.split(' ').collect();
-        let [_, form, accumulation, rates, seconds] = fields[..] else { return None };
+        let [_, form, accumulation, benchmark, rates, seconds] = fields[..] else { return None };
+        let form_benchmark = [Bench::FieldMul, Bench::AddStored].into_iter().find(|b| b.name() == benchmark)?;
         let form = *candidates.forms.get(form.parse::<usize>().ok()?)?;
         let accumulation = *candidates.accumulations.get(accumulation.parse::<usize>().ok()?)?;
         let (rates, seconds) = (parse(rates)?, parse(seconds)?);
@@ -572,7 +619,7 @@ mod stored {
         Some(Calibration {
             kernels: Kernels { form, accumulation },
             form_rates: candidates.forms.iter().copied().zip(rates).collect(),
-            form_benchmark: candidates.benchmark,
+            form_benchmark,
             accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
         })
     }
@@ -596,8 +643,9 @@ mod stored {
             return;
         };
         let line = format!(
-            "{} {form} {accumulation} {} {}\n",
+            "{} {form} {accumulation} {} {} {}\n",
             entry_key(key, spec, candidates),
+            calibration.form_benchmark.name(),
             numbers(calibration.form_rates.iter().map(|(_, rate)| *rate)),
             numbers(calibration.accumulation_seconds.iter().map(|(_, seconds)| *seconds)),
         );
@@ -620,28 +668,31 @@ mod stored {
         use crate::step::Accumulation;
         use crate::wgsl::MulForm;
 
-        /// An entry read back equals the one written; the last entry for a key wins, other keys
-        /// and lines that do not parse are passed over, and a missing file gives nothing.
+        /// An entry read back equals the one written, what its rates count included; the last
+        /// entry for a key wins, other keys and lines that do not parse are passed over, and a
+        /// missing file gives nothing.
         #[test]
         fn entries_round_trip_through_the_file() {
             let spec = crate::CurveId::ALL[0].spec();
             let dir = std::env::temp_dir().join(format!("webgpu-msm-calibration-{}", std::process::id()));
-            let path = dir.join("calibrations-v1.txt");
+            let path = dir.join("calibrations-v2.txt");
             let candidates = Candidates {
                 forms: vec![MulForm::WIDE, MulForm::ROLLED],
                 accumulations: vec![Accumulation::Projective, Accumulation::BatchAffine],
-                benchmark: Bench::FieldMul,
+                benchmark: Bench::AddStored,
             };
             assert_eq!(load_from(&path, "key", spec, &candidates), None);
-            let measured = |form, accumulation, rates: [f64; 2], seconds: Vec<f64>| Calibration {
+            let measured = |form, accumulation, bench, rates: [f64; 2], seconds: Vec<f64>| Calibration {
                 kernels: Kernels { form, accumulation },
                 form_rates: candidates.forms.iter().copied().zip(rates).collect(),
-                form_benchmark: Bench::FieldMul,
+                form_benchmark: bench,
                 accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
             };
-            let first = measured(MulForm::WIDE, Accumulation::Projective, [1.5e7, 3.25e6], vec![]);
-            let second = measured(MulForm::ROLLED, Accumulation::BatchAffine, [1.0 / 3.0, 2.0], vec![0.075, 0.0125]);
-            let other = measured(MulForm::WIDE, Accumulation::BatchAffine, [1.0, 2.0], vec![2.0, 1.0]);
+            let (projective, batch_affine) = (Accumulation::Projective, Accumulation::BatchAffine);
+            let first = measured(MulForm::WIDE, projective, Bench::FieldMul, [1.5e7, 3.25e6], vec![]);
+            let second =
+                measured(MulForm::ROLLED, batch_affine, Bench::AddStored, [1.0 / 3.0, 2.0], vec![0.075, 0.0125]);
+            let other = measured(MulForm::WIDE, batch_affine, Bench::FieldMul, [1.0, 2.0], vec![2.0, 1.0]);
             save_to(&path, "key", spec, &candidates, &first);
             assert_eq!(load_from(&path, "key", spec, &candidates), Some(first));
             std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"garbage line\n").unwrap();
@@ -656,9 +707,50 @@ mod stored {
 
 #[cfg(test)]
 mod tests {
-    use super::narrow_form_on;
+    use super::{measure_forms, multiplications_settle, narrow_form_on, Bench, Candidates};
+    use crate::step::Accumulation;
+    use crate::testing::shared_context;
     use crate::wgsl::MulForm;
     use crate::CurveId;
+
+    /// A hardware GPU's form measurement on this device: it returns both forms' rates, and
+    /// multiplication rates only where they settle the form (on lavapipe, whose 32-bit
+    /// multiplication is the faster, without compiling the mixed additions).
+    #[test]
+    fn gpu_hardware_form_measurement_times_additions_only_where_multiplications_leave_it_open() {
+        let Some(ctx) = shared_context() else { return };
+        let spec = CurveId::ALL[0].spec();
+        let candidates = Candidates {
+            forms: vec![MulForm::WIDE, MulForm::ROLLED],
+            accumulations: vec![Accumulation::Projective],
+            benchmark: Bench::AddStored,
+        };
+        let (rates, bench) = pollster::block_on(measure_forms(ctx.gpu(), spec, &candidates)).expect("measured");
+        let forms: Vec<MulForm> = rates.iter().map(|(form, _)| *form).collect();
+        assert_eq!(forms, candidates.forms);
+        assert!(rates.iter().all(|(_, rate)| rate.is_finite() && *rate > 0.0), "{rates:?}");
+        if bench == Bench::FieldMul {
+            assert!(multiplications_settle(spec, &rates), "{rates:?}");
+        }
+        if ctx.gpu().info.name.contains("llvmpipe") {
+            assert_eq!(bench, Bench::FieldMul, "{rates:?}");
+        }
+    }
+
+    /// On a hardware GPU a faster 32-bit multiplication settles the form on every group (the
+    /// 32-bit form holds an element in fewer words); a faster 13-bit one leaves it to the mixed
+    /// additions. No rates (one form) settle it.
+    #[test]
+    fn a_faster_32_bit_multiplication_settles_the_form() {
+        let (wide, narrow) = (MulForm::WIDE_GPU, MulForm::ROLLED_GPU);
+        for curve in CurveId::ALL {
+            let spec = curve.spec();
+            assert!(spec.packed_words(wide) < spec.packed_words(narrow), "{curve}");
+            assert!(multiplications_settle(spec, &[(wide, 2.0), (narrow, 1.0)]), "{curve}");
+            assert!(!multiplications_settle(spec, &[(wide, 1.0), (narrow, 2.0)]), "{curve}");
+            assert!(multiplications_settle(spec, &[]), "{curve}");
+        }
+    }
 
     /// Software GPUs batch their 13-bit products, except SwiftShader on the BLS12 G2 groups,
     /// whose batched kernels its compiler cannot take; SwiftShader runs ed-on-bls12-377 (the one
