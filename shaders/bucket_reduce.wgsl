@@ -16,8 +16,8 @@
 @group(0) @binding(0) var<uniform> plan: Plan;
 @group(0) @binding(1) var<storage, read> buckets: array<PointPacked>;
 // partials[w·T + t]: thread (w, t)'s share of window w's sum. Two more regions of K·T points
-// follow: each thread's running and scaled sums, where they are kept in memory (see
-// STATE_IN_MEMORY below). Then, from WINDOW_SUMS_REGION·K·T, the sum of each window, which the
+// follow: each thread's running and scaled sums, where they are kept in memory (see the
+// running points below). Then, from WINDOW_SUMS_REGION·K·T, the sum of each window, which the
 // host reads back.
 @group(0) @binding(2) var<storage, read_write> partials: array<PointPacked>;
 @group(0) @binding(3) var<storage, read> bucket_starts: array<u32>;
@@ -65,37 +65,41 @@ const OP_LAST: u32 = 4u;    // sum += scaled
 // reduction spilled on a real GPU compiler: gpu-isa-stats, BENCHMARKS.md). On software GPUs
 // (batched products) they stay in private variables, which lavapipe runs faster. Either way
 // STATE_SUM ends in partials[id], which the host reads back.
-const STATE_IN_MEMORY: bool = !PRODUCTS_BATCHED;
 const STATE_SUM: u32 = 0u;
 const STATE_RUNNING: u32 = 1u;
 const STATE_SCALED: u32 = 2u;
 
+#if PRODUCTS_BATCHED
 var<private> held_sum: Point;
 var<private> held_running: Point;
 var<private> held_scaled: Point;
+#endif
 
 fn state_load(slot: u32, at: u32) -> Point {
-    if (STATE_IN_MEMORY) {
-        return point_unpack(partials[at]);
-    }
+#if !PRODUCTS_BATCHED
+    return point_unpack(partials[at]);
+#else
     if (slot == STATE_SUM) {
         return held_sum;
     } else if (slot == STATE_RUNNING) {
         return held_running;
     }
     return held_scaled;
+#endif
 }
 
 fn state_store(slot: u32, at: u32, p: Point) {
-    if (STATE_IN_MEMORY) {
-        partials[at] = point_pack(p);
-    } else if (slot == STATE_SUM) {
+#if !PRODUCTS_BATCHED
+    partials[at] = point_pack(p);
+#else
+    if (slot == STATE_SUM) {
         held_sum = p;
     } else if (slot == STATE_RUNNING) {
         held_running = p;
     } else {
         held_scaled = p;
     }
+#endif
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -182,9 +186,9 @@ fn bucket_reduce(
             break;
         }
     }
-    if (!STATE_IN_MEMORY) {
-        partials[id] = point_pack(held_sum);
-    }
+#if PRODUCTS_BATCHED
+    partials[id] = point_pack(held_sum);
+#endif
 }
 
 // Where the window sums start in partials, in regions of K·T points (after the partial sums and

@@ -55,13 +55,13 @@ fn point_is_identity(p: Point) -> bool {
 // y3 = 3b·(…), z3 the sums of products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3,
 // z3 = z3·t4 + t0·t3, each fused into one reduction (field_mul_sum) where the field fuses them.
 fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
-    if (!SUMS_FUSED) {
-        return point_finish_apart(t0, t1, t3, t4, y3, z3);
-    }
-    if (PRODUCTS_BATCHED) {
-        let m = field_mul_sum_x3(t3, t1, field_neg(t4), y3, y3, t0, t1, z3, z3, t4, t0, t3);
-        return Point(m.r[0], m.r[1], m.r[2]);
-    }
+#if !SUMS_FUSED
+    return point_finish_apart(t0, t1, t3, t4, y3, z3);
+#else
+#if PRODUCTS_BATCHED
+    let m = field_mul_sum_x3(t3, t1, field_neg(t4), y3, y3, t0, t1, z3, z3, t4, t0, t3);
+    return Point(m.r[0], m.r[1], m.r[2]);
+#else
     // One sum at a time, in the order that measured fewest registers on a real GPU compiler
     // (navi21; BENCHMARKS.md): at most six inputs and two results live (G2 points exceed a real
     // GPU's registers otherwise).
@@ -69,16 +69,18 @@ fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field
     let y = field_mul_sum(y3, t0, t1, z3);
     let z = field_mul_sum(z3, t4, t0, t3);
     return Point(x, y, z);
+#endif
+#endif
 }
 
 // point_finish with each product reduced on its own (13-bit limbs, which do not fuse sums, and
 // the BLS12 G2 groups on hardware GPUs: see sums_fused in src/wgsl/fp2.rs): the difference
 // formed by a subtraction, not by negating t4 first.
 fn point_finish_apart(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
-    if (PRODUCTS_BATCHED) {
-        let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
-        return Point(field_sub(m.r[1], m.r[0]), field_add(m.r[3], m.r[2]), field_add(m.r[5], m.r[4]));
-    }
+#if PRODUCTS_BATCHED
+    let m = field_mul_x6(t4, y3, t3, t1, y3, t0, t1, z3, t0, t3, z3, t4);
+    return Point(field_sub(m.r[1], m.r[0]), field_add(m.r[3], m.r[2]), field_add(m.r[5], m.r[4]));
+#else
     // One product at a time, each pair summed at once, y3 and t1 last used as early as possible:
     // at most six inputs and two results live (G2 points exceed a real GPU's registers otherwise).
     // z3 waits in the stash while x is formed (src/wgsl/stash.rs; it took bn254-g2's 13-bit
@@ -89,13 +91,14 @@ fn point_finish_apart(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3:
     let y = field_add(field_mul(y3, t0), field_mul(t1, z3_back));
     let z = field_add(field_mul(z3_back, t4), field_mul(t0, t3));
     return Point(x, y, z);
+#endif
 }
 
 // RCB algorithm 7.
 fn point_add(p: Point, q: Point) -> Point {
-    if (!PRODUCTS_BATCHED) {
-        return point_add_in_turn(p, q);
-    }
+#if !PRODUCTS_BATCHED
+    return point_add_in_turn(p, q);
+#else
     let m = field_mul_x6(
         p.x, q.x, p.y, q.y, p.z, q.z,
         field_add(p.x, p.y), field_add(q.x, q.y),
@@ -120,6 +123,7 @@ fn point_add(p: Point, q: Point) -> Point {
     t1 = field_sub(t1, t2);
     y3 = mul_by_b3(y3);
     return point_finish(t0, t1, t3, t4, y3, z3);
+#endif
 }
 
 // RCB algorithm 7 with one product at a time (hardware GPUs): the same values as point_add's
@@ -147,9 +151,9 @@ fn point_add_in_turn(p: Point, q: Point) -> Point {
 
 // p + q for an affine q that is not the identity (p may be). RCB algorithm 8.
 fn point_add_stored(p: Point, q: Stored) -> Point {
-    if (!PRODUCTS_BATCHED) {
-        return point_add_stored_in_turn(p, q);
-    }
+#if !PRODUCTS_BATCHED
+    return point_add_stored_in_turn(p, q);
+#else
     let m = field_mul_x5(
         p.x, q.x, p.y, q.y,
         field_add(q.x, q.y), field_add(p.x, p.y),
@@ -168,6 +172,7 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
     t1 = field_sub(t1, t2);
     y3 = mul_by_b3(y3);
     return point_finish(t0, t1, t3, t4, y3, z3);
+#endif
 }
 
 // RCB algorithm 8 with one product at a time, ordered so that the inputs are last used early

@@ -53,32 +53,35 @@ fn fp2_from_products(a0b0: Fp, a1b1: Fp, sum_product: Fp) -> Field {
 // four products but two reductions where Karatsuba takes three of each, and no sums of
 // coordinates; a third fewer instructions on a real GPU compiler (BENCHMARKS.md).
 fn field_mul(a: Field, b: Field) -> Field {
-    if (FP_SUMS_FUSED) {
-        return Field(fp_mul_sum(a.c0, b.c0, fp_mul_by_nonresidue(a.c1), b.c1), fp_mul_sum(a.c0, b.c1, a.c1, b.c0));
-    }
-    if (!PRODUCTS_BATCHED) {
-        let sum_product = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
-        let a0b0 = fp_mul(a.c0, b.c0);
-        return fp2_from_products(a0b0, fp_mul(a.c1, b.c1), sum_product);
-    }
+#if FP_SUMS_FUSED
+    return Field(fp_mul_sum(a.c0, b.c0, fp_mul_by_nonresidue(a.c1), b.c1), fp_mul_sum(a.c0, b.c1, a.c1, b.c0));
+#else
+#if !PRODUCTS_BATCHED
+    let sum_product = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
+    let a0b0 = fp_mul(a.c0, b.c0);
+    return fp2_from_products(a0b0, fp_mul(a.c1, b.c1), sum_product);
+#else
     let m = fp_mul_x3(a.c0, b.c0, a.c1, b.c1, fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
     return fp2_from_products(m.r[0], m.r[1], m.r[2]);
+#endif
+#endif
 }
 
 // a·b + c·d: Karatsuba on the base field's sums of two products (with 32-bit limbs, fused:
 // three reductions where two Karatsuba products take six).
 fn field_mul_sum(a: Field, b: Field, c: Field, d: Field) -> Field {
-    if (!PRODUCTS_BATCHED) {
-        let low = fp_mul_sum(a.c0, b.c0, c.c0, d.c0);
-        let high = fp_mul_sum(a.c1, b.c1, c.c1, d.c1);
-        let sum_product = fp_mul_sum(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1), fp_add(c.c0, c.c1), fp_add(d.c0, d.c1));
-        return fp2_from_products(low, high, sum_product);
-    }
+#if !PRODUCTS_BATCHED
+    let low = fp_mul_sum(a.c0, b.c0, c.c0, d.c0);
+    let high = fp_mul_sum(a.c1, b.c1, c.c1, d.c1);
+    let sum_product = fp_mul_sum(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1), fp_add(c.c0, c.c1), fp_add(d.c0, d.c1));
+    return fp2_from_products(low, high, sum_product);
+#else
     let m = fp_mul_sum_x3(
         a.c0, b.c0, c.c0, d.c0,
         a.c1, b.c1, c.c1, d.c1,
         fp_add(a.c0, a.c1), fp_add(b.c0, b.c1), fp_add(c.c0, c.c1), fp_add(d.c0, d.c1));
     return fp2_from_products(m.r[0], m.r[1], m.r[2]);
+#endif
 }
 
 // Two base products: with v = a0·a1,

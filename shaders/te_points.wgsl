@@ -16,9 +16,11 @@ fn point_identity() -> Point {
 // (E·F, G·H, E·H, F·G) as one batch of products (see field_mul_xK in field_gen.rs).
 fn point_finish(e: Field, f: Field, g: Field, h: Field) -> Point {
     let m = field_mul_x4(e, f, g, h, e, h, f, g);
-    if (EDWARDS_INCOMPLETE && field_eq(m.r[3], FIELD_ZERO)) {
+#if EDWARDS_INCOMPLETE
+    if (field_eq(m.r[3], FIELD_ZERO)) {
         return Point(FIELD_ZERO, FIELD_ZERO, FIELD_ZERO, FIELD_ZERO);
     }
+#endif
     return Point(m.r[0], m.r[1], m.r[2], m.r[3]);
 }
 

@@ -285,22 +285,27 @@ fn fused_sum_of_products_model_never_overflows_and_is_right() {
 }
 
 /// The cost model's unit costs (`CurveSpec::op_muls`) are the base field multiplications the
-/// curve formulas really call: `field_mul` counts 1 (3 in Fp2), `field_mul_xK` K times that,
-/// `field_mul_sum` 2 and `field_mul_sum_xK` 2K times that, and a base field `fp_mul` 1.
+/// curve formulas really call, in every form (batched or not, sums fused or not: each composes
+/// its own arm of the formulas' `#if` blocks): `field_mul` counts 1 (3 in Fp2), `field_mul_xK` K
+/// times that, `field_mul_sum` 2 and `field_mul_sum_xK` 2K times that, and a base field `fp_mul`
+/// 1.
 #[test]
 fn cost_model_unit_costs_match_the_curve_formulas() {
     for spec in specs() {
         let m = spec.base_muls_per_mul() as usize;
-        let source = compose(spec, Stage::Smvp, MulForm::ROLLED);
-        let muls = |name: &str| formula_muls(&source, name, m, spec.name);
-        let finish = muls("point_finish");
         let costs = spec.op_muls();
-        // convert_points: into Montgomery form (as stored_from_raw), the curve equation, the
-        // stored form.
-        let convert = muls("stored_from_raw") + muls("affine_on_curve") + muls("stored_from_affine");
-        assert_eq!(convert, costs.convert, "{} convert", spec.name);
-        assert_eq!(muls("point_add_stored") + finish, costs.add_stored, "{} add_stored", spec.name);
-        assert_eq!(muls("point_add") + finish, costs.add, "{} add", spec.name);
+        for form in [MulForm::ROLLED, MulForm::ROLLED_GPU, MulForm::WIDE, MulForm::WIDE_GPU] {
+            let source = compose(spec, Stage::Smvp, form);
+            let muls = |name: &str| formula_muls(&source, name, m);
+            let finish = muls("point_finish");
+            let curve = format!("{} {form:?}", spec.name);
+            // convert_points: into Montgomery form (as stored_from_raw), the curve equation, the
+            // stored form.
+            let convert = muls("stored_from_raw") + muls("affine_on_curve") + muls("stored_from_affine");
+            assert_eq!(convert, costs.convert, "{curve} convert");
+            assert_eq!(muls("point_add_stored") + finish, costs.add_stored, "{curve} add_stored");
+            assert_eq!(muls("point_add") + finish, costs.add, "{curve} add");
+        }
         if Stage::AccumulateAffine.supports(spec) {
             // Montgomery's trick in the step kernel, then affine_add without the square of a
             // doubling's numerator (doublings are rare; the inversion is counted apart).
@@ -324,41 +329,29 @@ fn function_body<'a>(source: &'a str, name: &str) -> &'a str {
     find_function(source, name).unwrap_or_else(|| panic!("no function {name}"))
 }
 
-/// Base field products of curve formula `name` (`m` per field product). A formula with forms
-/// guards them: `if (!SUMS_FUSED) { return twin(…); }` or `if (!PRODUCTS_BATCHED) { return
-/// twin(…); }` first returns its twin, and `if (PRODUCTS_BATCHED) { … return …; }` guards its
-/// batched products (the unbatched ones after it). Every form must compute as many products;
-/// the batched one is counted.
-fn formula_muls(source: &str, name: &str, m: usize, curve: &str) -> u64 {
-    let count = |text: &str| -> u64 {
-        let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
-        // A sum a·b + c·d is two products (fused into one reduction or not).
-        let sums: usize = 2 * text.matches("field_mul_sum(").count()
-            + (2..=3).map(|k| 2 * k * text.matches(&format!("field_mul_sum_x{k}(")).count()).sum::<usize>();
-        let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(source, "mul_by_b3", m);
-        ((text.matches("field_mul(").count() + batched + sums) * m + calls_to_const_mul) as u64
-    };
-    // Products of a text whose batched ones may sit in a guarded block.
-    let batched_or_not = |text: &str| match text.split_once("    if (PRODUCTS_BATCHED) {\n") {
-        Some((head, rest)) => {
-            let (batched, unbatched) = rest.split_once("\n    }\n").expect("the batched block ends");
-            let products = count(&format!("{head}{batched}"));
-            assert_eq!(products, count(unbatched), "{curve} {name}: products of both forms");
-            products
-        }
-        None => count(text),
-    };
+/// Base field products of curve formula `name` in the composed `source` (`m` per field
+/// product). A formula whose body only returns another formula's value (`return
+/// point_add_stored_in_turn(p, q);`, the arm of a form) counts that formula's.
+fn formula_muls(source: &str, name: &str, m: usize) -> u64 {
     let text = function_body(source, name);
-    for guard in ["    if (!SUMS_FUSED) {\n", "    if (!PRODUCTS_BATCHED) {\n"] {
-        if let Some((head, rest)) = text.split_once(guard) {
-            let (guard, others) = rest.split_once("\n    }\n").expect("the guard ends");
-            let twin = guard.trim().strip_prefix("return ").and_then(|call| call.split_once('(')).expect("a twin").0;
-            let products = batched_or_not(&format!("{head}{others}"));
-            assert_eq!(products, formula_muls(source, twin, m, curve), "{curve} {name}: products of {twin}");
-            return products;
+    let statements: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("//") && *line != "}")
+        .collect();
+    if let [only] = statements[..] {
+        let callee = only.strip_prefix("return ").and_then(|call| call.split_once('(')).map(|(callee, _)| callee);
+        if let Some(twin) = callee.filter(|callee| callee.starts_with("point_")) {
+            return formula_muls(source, twin, m);
         }
     }
-    batched_or_not(text)
+    let batched: usize = (2..=6).map(|k| k * text.matches(&format!("field_mul_x{k}(")).count()).sum();
+    // A sum a·b + c·d is two products (fused into one reduction or not).
+    let sums: usize = 2 * text.matches("field_mul_sum(").count()
+        + (2..=3).map(|k| 2 * k * text.matches(&format!("field_mul_sum_x{k}(")).count()).sum::<usize>();
+    let calls_to_const_mul = text.matches("mul_by_b3(").count() * body_muls(source, "mul_by_b3", m);
+    ((text.matches("field_mul(").count() + batched + sums) * m + calls_to_const_mul) as u64
 }
 
 /// Base field multiplications of a generated function's `field_mul` (`m` each) and `fp_mul`
