@@ -47,6 +47,36 @@ fn every_composed_shader_validates_with_naga() {
     }
 }
 
+/// A form constant (a `const NAME: bool` the generated code declares) chooses code through the
+/// composer's `#if NAME` blocks, never through a WGSL branch: drivers inline every function
+/// before they drop a constant branch, so each caller compiled the dead arm's products too (4–23×
+/// the compile time on ACO; BENCHMARKS.md). No composed module branches on one.
+#[test]
+fn no_composed_shader_branches_on_a_form_constant() {
+    let is_identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for (spec, form) in cases() {
+        for stage in Stage::ALL.into_iter().filter(|s| s.supports(spec)) {
+            let source = compose(spec, stage, form);
+            let constants: Vec<&str> = source
+                .lines()
+                .filter_map(|line| line.trim().strip_prefix("const ")?.split_once(": bool = ").map(|(name, _)| name))
+                .collect();
+            for line in source.lines() {
+                let Some((_, condition)) = line.split_once("if (") else { continue };
+                let words: Vec<&str> = condition.split(|c: char| !is_identifier(c)).collect();
+                for name in &constants {
+                    assert!(
+                        !words.contains(name),
+                        "{} {stage:?} {form:?}: `{}` branches on {name}",
+                        spec.name,
+                        line.trim()
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// What a device must offer for `form`: nothing beyond WebGPU, or 64-bit integers.
 fn capabilities(form: MulForm) -> naga::valid::Capabilities {
     if form.needs_int64() {
