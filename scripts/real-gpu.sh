@@ -8,15 +8,16 @@
 #   scripts/real-gpu.sh BIN_DIR LOG DEADLINE_SECONDS PHASE...
 #
 # BIN_DIR holds msm, host_share, groth16 and the test binaries (msm-tests, lib-tests, bytes-tests,
-# reliability-tests), and optionally msm-base, the main job of another build to compare with.
+# reliability-tests), and optionally msm-base and msm-mid, the main jobs of other builds to compare
+# with.
 # Phases, in the order given:
 #   g1        every G1 curve at SIZES (g1:N: at 2^N only)
 #   g2        the G2 groups at 2^16 and 2^20 (g2:N: at 2^N only)
 #   base      msm-base at 2^16 and 2^20
 #   forms     each of FORMS on FORMS_CURVES at 2^FORMS_SIZE, against the calibrated form
 #   cold      each of COLD_CURVES' first use at 2^12 without NVIDIA's shader cache or the
-#             calibration file, in parts (context, calibration, first MSM); msm-base too where
-#             present, alternately
+#             calibration file, in parts (context, calibration, first MSM); msm-base and msm-mid
+#             too where present, in turn
 #   prepared  calls on prepared bases, each G1 curve at 2^PREPARED_SIZE (default 20), with each
 #             precompute factor of PREPARED_FACTORS (default "1 4")
 #   groth16   a proof of CONSTRAINTS constraints (default 65536) on GROTH16_CURVES, against
@@ -108,9 +109,9 @@ for phase in "$@"; do
         ;;
     cold)
         # First use without NVIDIA's shader cache or the calibration file, so a warm machine
-        # measures it again: msm and, where present, msm-base alternately.
+        # measures it again: msm and, where present, msm-base and msm-mid in turn.
         for curve in ${COLD_CURVES:-$curves $g2_curves}; do
-            for binary in msm msm-base; do
+            for binary in msm msm-base msm-mid; do
                 [[ -x $bin/$binary ]] || continue
                 from=$(($(wc -l <"$log") + 1))
                 __GL_SHADER_DISK_CACHE=0 WEBGPU_MSM_CACHE_DIR='' step 150 "$bin/$binary" --curve "$curve" --log-size 12

@@ -60,6 +60,10 @@ pub struct PrepareOptions {
     /// points take F times the GPU memory (per point: F stored points, e.g. 64·F bytes for
     /// bn254 with 32-bit limbs, plus 4·F bytes of flags), c and W are fixed at `prepare`, and a
     /// pass holds fewer points (inputs are split into more passes against the device's limits).
+    /// It pays where reduction dominates: small inputs on software GPUs (0.6–0.8× at 2^10–2^12
+    /// on lavapipe). On a hardware GPU at 2^20 the reduction it divides takes a few
+    /// milliseconds, and F = 4 made calls 1.4–1.9× slower on an NVIDIA H200 (BENCHMARKS.md):
+    /// measure before choosing F > 1.
     pub precompute_factor: u32,
 }
 
