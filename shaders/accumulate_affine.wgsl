@@ -91,7 +91,7 @@ fn forward_denominator(c: u32) -> Denominator {
     if ((chunk_states[c].flags & SUM_IS_IDENTITY) != 0u) {
         return none;
     }
-    let x = field_unpack(points[entries[next] & ENTRY_INDEX_MASK].c[0]);
+    let x = field_unpack(points_front[entries[next] & ENTRY_INDEX_MASK].c[0]);
     let sum_x = field_unpack(chunk_states[c].sum.c[0]);
     if (!field_eq(sum_x, x)) {
         return Denominator(true, field_sub(x, sum_x));

@@ -11,7 +11,9 @@
 // After stage 2 the cursors hold each bucket's end offset.
 @group(0) @binding(2) var<storage, read> bucket_ends: array<u32>;
 @group(0) @binding(3) var<storage, read> entries: array<u32>;
-@group(0) @binding(4) var<storage, read> points: array<StoredPacked>;
+// Stored point i: stored_unpack_halves(points_front[i], points_back[i]).
+@group(0) @binding(4) var<storage, read> points_front: array<StoredFront>;
+@group(0) @binding(8) var<storage, read> points_back: array<StoredBack>;
 // buckets[w·h + b − 1]: the sum of bucket b of window w.
 @group(0) @binding(5) var<storage, read_write> buckets: array<PointPacked>;
 // carries[w·C + k]: chunk k's piece of the bucket that was already open when the chunk began.
@@ -64,7 +66,8 @@ fn flush(j: u32, acc: Point, chunk: u32, chunk_start: u32) {
 // The stored point of CSR entry e, negated when its digit was negative.
 fn load_entry(e: u32) -> Stored {
     let entry = entries[e];
-    let q = stored_unpack(points[entry & ENTRY_INDEX_MASK]);
+    let i = entry & ENTRY_INDEX_MASK;
+    let q = stored_unpack_halves(points_front[i], points_back[i]);
     if ((entry & DIGIT_NEGATIVE) != 0u) {
         return stored_negate(q);
     }

@@ -22,7 +22,9 @@
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
 // The sets' scalars one after another (scalar i of set s at s·m + i, m = scalars_per_set(plan)).
 @group(0) @binding(2) var<storage, read> raw_scalars: array<ScalarWords>;
-@group(0) @binding(3) var<storage, read_write> points: array<StoredPacked>;
+// Stored point i: stored_unpack_halves(points_front[i], points_back[i]).
+@group(0) @binding(3) var<storage, read_write> points_front: array<StoredFront>;
+@group(0) @binding(8) var<storage, read_write> points_back: array<StoredBack>;
 // identity[i]: POINT_USED, or POINT_SKIPPED if point i gets no digits (the identity, a bad
 // point), or POINT_LEFT_TO_HOST (no stored form: the host adds its multiple).
 @group(0) @binding(6) var<storage, read_write> identity: array<u32>;
@@ -53,6 +55,13 @@ fn scalar_bits(s: ScalarWords, bit: u32, width: u32) -> u32 {
     return v & ((1u << width) - 1u);
 }
 
+// Writes stored point i into both halves.
+fn store_point(i: u32, stored: Stored) {
+    let packed = stored_pack(stored);
+    points_front[i] = stored_front(packed);
+    points_back[i] = stored_back(packed);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
@@ -80,7 +89,7 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     } else if (no_image) {
         atomicMax(&faults[FAULT_NO_IMAGE], ~i);
     }
-    points[i] = stored_pack(stored);
+    store_point(i, stored);
     var flag = POINT_USED;
     if (is_identity || !in_range || !on_curve) {
         flag = POINT_SKIPPED;
@@ -109,7 +118,7 @@ fn precompute_multiples(
         return;
     }
     let skipped = identity[i] != POINT_USED;
-    var p = point_add_stored(point_identity(), stored_unpack(points[i]));
+    var p = point_add_stored(point_identity(), stored_unpack_halves(points_front[i], points_back[i]));
     var lost = false;
     for (var j = 1u; j < plan.fold; j = j + 1u) {
         for (var k = 0u; k < plan.window_bits * plan.num_windows; k = k + 1u) {
@@ -117,7 +126,7 @@ fn precompute_multiples(
         }
         let multiple = stored_from_point(p);
         lost = lost || (!skipped && stored_lacks_image(multiple));
-        points[j * m + i] = stored_pack(multiple);
+        store_point(j * m + i, multiple);
         identity[j * m + i] = select(POINT_USED, POINT_SKIPPED, skipped || point_is_identity(p));
     }
     if (lost) {

@@ -11,6 +11,9 @@ struct PointPacked { c: array<PackedField, 3> }
 // identity points no digits), which is what mixed addition requires.
 struct Stored { x: Field, y: Field }
 struct StoredPacked { c: array<PackedField, 2> }
+// Its halves as two storage buffers hold them (points_front, points_back; see stored_front).
+struct StoredFront { c: array<PackedField, 1> }
+struct StoredBack { c: array<PackedField, 1> }
 
 fn point_identity() -> Point {
     return Point(FIELD_ZERO, FIELD_ONE, FIELD_ZERO);
@@ -244,4 +247,18 @@ fn stored_pack(q: Stored) -> StoredPacked {
 
 fn stored_unpack(q: StoredPacked) -> Stored {
     return Stored(field_unpack(q.c[0]), field_unpack(q.c[1]));
+}
+
+// Stored points lie in two buffers, the first coordinates of each in points_front and the rest
+// in points_back, so that each buffer of 2^20 points fits WebGPU's default 128 MiB binding.
+fn stored_front(q: StoredPacked) -> StoredFront {
+    return StoredFront(array<PackedField, 1>(q.c[0]));
+}
+
+fn stored_back(q: StoredPacked) -> StoredBack {
+    return StoredBack(array<PackedField, 1>(q.c[1]));
+}
+
+fn stored_unpack_halves(front: StoredFront, back: StoredBack) -> Stored {
+    return Stored(field_unpack(front.c[0]), field_unpack(back.c[0]));
 }

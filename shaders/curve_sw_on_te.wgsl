@@ -13,6 +13,9 @@
 // digits and reports it, and the host adds its multiple.
 struct Stored { y_minus_x: Field, y_plus_x: Field, t2d: Field, z2: Field }
 struct StoredPacked { c: array<PackedField, 4> }
+// Its halves as two storage buffers hold them (points_front, points_back; see stored_front).
+struct StoredFront { c: array<PackedField, 2> }
+struct StoredBack { c: array<PackedField, 2> }
 
 // The Edwards image of the affine Weierstrass point (x, y): with w = x − α,
 // X = κ·w·(w + t), Y = (w − t)·y, T = κ·w·(w − t), Z = y·(w + t).
@@ -68,4 +71,19 @@ fn stored_pack(q: Stored) -> StoredPacked {
 
 fn stored_unpack(q: StoredPacked) -> Stored {
     return Stored(field_unpack(q.c[0]), field_unpack(q.c[1]), field_unpack(q.c[2]), field_unpack(q.c[3]));
+}
+
+// Stored points lie in two buffers, the first coordinates of each in points_front and the rest
+// in points_back, so that each buffer of 2^20 points fits WebGPU's default 128 MiB binding
+// (192 bytes a point in one buffer split bls12-377's 2^20 points into two passes).
+fn stored_front(q: StoredPacked) -> StoredFront {
+    return StoredFront(array<PackedField, 2>(q.c[0], q.c[1]));
+}
+
+fn stored_back(q: StoredPacked) -> StoredBack {
+    return StoredBack(array<PackedField, 2>(q.c[2], q.c[3]));
+}
+
+fn stored_unpack_halves(front: StoredFront, back: StoredBack) -> Stored {
+    return Stored(field_unpack(front.c[0]), field_unpack(front.c[1]), field_unpack(back.c[0]), field_unpack(back.c[1]));
 }

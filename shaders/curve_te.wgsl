@@ -8,6 +8,9 @@
 // mixed addition cost 7 multiplications.
 struct Stored { y_minus_x: Field, y_plus_x: Field, t2d: Field }
 struct StoredPacked { c: array<PackedField, 3> }
+// Its halves as two storage buffers hold them (points_front, points_back; see stored_front).
+struct StoredFront { c: array<PackedField, 2> }
+struct StoredBack { c: array<PackedField, 1> }
 // An input point as uploaded: affine words, canonical (bytes API) or arkworks' Montgomery form
 // (Rust API); the identity is (0, 1).
 struct RawPoint { x: Words, y: Words }
@@ -68,4 +71,18 @@ fn stored_pack(q: Stored) -> StoredPacked {
 
 fn stored_unpack(q: StoredPacked) -> Stored {
     return Stored(field_unpack(q.c[0]), field_unpack(q.c[1]), field_unpack(q.c[2]));
+}
+
+// Stored points lie in two buffers, the first coordinates of each in points_front and the rest
+// in points_back, so that each buffer of 2^20 points fits WebGPU's default 128 MiB binding.
+fn stored_front(q: StoredPacked) -> StoredFront {
+    return StoredFront(array<PackedField, 2>(q.c[0], q.c[1]));
+}
+
+fn stored_back(q: StoredPacked) -> StoredBack {
+    return StoredBack(array<PackedField, 1>(q.c[2]));
+}
+
+fn stored_unpack_halves(front: StoredFront, back: StoredBack) -> Stored {
+    return Stored(field_unpack(front.c[0]), field_unpack(front.c[1]), field_unpack(back.c[0]));
 }

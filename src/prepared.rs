@@ -214,12 +214,16 @@ impl MsmContext {
                     mapped_at_creation: false,
                 })
             };
-            let stored_bytes = stored * (spec.stored_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
+            let coord_bytes = stored * spec.packed_words(runner.kernels().form) as u64 * 4;
+            let front = spec.stored_front_coords();
             let readable = storage | wgpu::BufferUsages::COPY_SRC;
             let pass = PreparedPass {
                 n: raw.n,
                 folded,
-                points: empty("prepared points", stored_bytes, storage),
+                points: [
+                    empty("prepared points, front", coord_bytes * front as u64, storage),
+                    empty("prepared points, back", coord_bytes * (spec.stored_coords() - front) as u64, storage),
+                ],
                 identity: empty("prepared identity flags", stored * 4, readable),
                 faults: empty("prepared faults", FAULTS_BYTES, readable),
                 raw: None,

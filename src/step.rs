@@ -33,8 +33,13 @@ pub enum Buffer {
     RawPoints,
     /// Uploaded scalar words.
     RawScalars,
-    /// Points in Montgomery (stored) form, packed.
-    Points,
+    /// Points in Montgomery (stored) form, packed: the first half of each point's coordinates
+    /// (rounded up: two of three), `StoredFront` in the curve's WGSL.
+    PointsFront,
+    /// The rest of each stored point's coordinates (`StoredBack`). Two buffers, so that each
+    /// holds a pass of 2^20 points within WebGPU's default 128 MiB binding: bls12-377's points
+    /// on its Edwards model (192 bytes each in 32-bit limbs) took two passes in one buffer.
+    PointsBack,
     /// Per point: 1 if it is the identity, else 0.
     Identity,
     /// Signed digits, window-major.
@@ -62,11 +67,12 @@ pub enum Buffer {
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 14] = [
+    pub const ALL: [Buffer; 15] = [
         Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawScalars,
-        Buffer::Points,
+        Buffer::PointsFront,
+        Buffer::PointsBack,
         Buffer::Identity,
         Buffer::Digits,
         Buffer::BucketCounts,
@@ -87,7 +93,7 @@ impl Buffer {
     /// Whether prepared bases (see [`crate::PreparedBases`]) hold their own copy, which runs on
     /// them bind instead of the workspace's.
     pub fn held_by_prepared_bases(self) -> bool {
-        matches!(self, Buffer::Points | Buffer::Identity | Buffer::Faults)
+        matches!(self, Buffer::PointsFront | Buffer::PointsBack | Buffer::Identity | Buffer::Faults)
     }
 }
 
@@ -307,13 +313,18 @@ impl Step {
             Step::ConvertPoints => &[
                 (0, Plan, Read),
                 (1, RawPoints, Read),
-                (3, Points, ReadWrite),
+                (3, PointsFront, ReadWrite),
                 (6, Identity, ReadWrite),
                 (7, Faults, ReadWrite),
+                (8, PointsBack, ReadWrite),
             ],
-            Step::PrecomputeMultiples => {
-                &[(0, Plan, Read), (3, Points, ReadWrite), (6, Identity, ReadWrite), (7, Faults, ReadWrite)]
-            }
+            Step::PrecomputeMultiples => &[
+                (0, Plan, Read),
+                (3, PointsFront, ReadWrite),
+                (6, Identity, ReadWrite),
+                (7, Faults, ReadWrite),
+                (8, PointsBack, ReadWrite),
+            ],
             Step::ConvertScalars => &[(0, Plan, Read), (2, RawScalars, ReadWrite)],
             Step::DecomposeScalars => &[
                 (0, Plan, Read),
@@ -331,27 +342,30 @@ impl Step {
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (3, Entries, Read),
-                (4, Points, Read),
+                (4, PointsFront, Read),
                 (5, Buckets, ReadWrite),
                 (6, Carries, ReadWrite),
+                (8, PointsBack, Read),
             ],
             Step::StartAffineChunks => &[
                 (0, Plan, Read),
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (3, Entries, Read),
-                (4, Points, Read),
+                (4, PointsFront, Read),
                 (7, ChunkStates, ReadWrite),
+                (8, PointsBack, Read),
             ],
             Step::StepAffineChunks => &[
                 (0, Plan, Read),
                 (1, BucketStarts, Read),
                 (2, BucketCounts, Read),
                 (3, Entries, Read),
-                (4, Points, Read),
+                (4, PointsFront, Read),
                 (5, Buckets, ReadWrite),
                 (6, Carries, ReadWrite),
                 (7, ChunkStates, ReadWrite),
+                (8, PointsBack, Read),
             ],
             Step::FinishAffineChunks => &[
                 (0, Plan, Read),

@@ -113,6 +113,12 @@ impl CurveSpec {
         }
     }
 
+    /// Of [`Self::stored_coords`], those in the first of the two buffers that hold stored points
+    /// (`Buffer::PointsFront`, the larger half); the rest are in `Buffer::PointsBack`.
+    pub fn stored_front_coords(&self) -> usize {
+        self.stored_coords().div_ceil(2)
+    }
+
     /// The spec the pipelines of `accumulation` run: the Edwards model's for
     /// [`Accumulation::Edwards`] where the curve has one, else this one.
     pub fn running(&self, accumulation: Accumulation) -> &CurveSpec {

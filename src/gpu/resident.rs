@@ -10,9 +10,9 @@ pub(crate) struct PreparedPass {
     /// With a precompute factor: the plan the stored multiples were made for (its window
     /// width, windows and factor), which every MSM over them runs; `None` without.
     pub folded: Option<crate::plan::Plan>,
-    /// Stored points, as `Buffer::Points` (with a precompute factor F, F·n of them: the points,
-    /// then their multiples).
-    pub points: wgpu::Buffer,
+    /// Stored points, as `Buffer::PointsFront` and `Buffer::PointsBack` (with a precompute
+    /// factor F, F·n of them: the points, then their multiples).
+    pub points: [wgpu::Buffer; 2],
     /// Identity flags, as `Buffer::Identity`.
     pub identity: wgpu::Buffer,
     /// What `convert_points` found when the bases were prepared, as `Buffer::Faults`.
@@ -36,7 +36,8 @@ impl PreparedPass {
     /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
     pub(crate) fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
         match buffer {
-            Buffer::Points => Some(&self.points),
+            Buffer::PointsFront => Some(&self.points[0]),
+            Buffer::PointsBack => Some(&self.points[1]),
             Buffer::Identity => Some(&self.identity),
             Buffer::Faults => Some(&self.faults),
             _ => None,

@@ -322,14 +322,19 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
     let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
     assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");
-    let stored_words = spec.stored_coords() * spec.packed_words(form_of::<G>(ctx));
-    let gpu_points = read(Buffer::Points, n * stored_words);
+    // Each stored point: its first coordinates in one buffer, the rest in the other.
+    let coord_words = spec.packed_words(form_of::<G>(ctx));
+    let (front, back) = (spec.stored_front_coords(), spec.stored_coords() - spec.stored_front_coords());
+    let front_words = read(Buffer::PointsFront, n * front * coord_words);
+    let back_words = read(Buffer::PointsBack, n * back * coord_words);
     for (i, p) in points.iter().enumerate().skip(1) {
         let field = spec.field_for(form_of::<G>(ctx));
-        let coords: Vec<BigUint> = gpu_points[i * stored_words..(i + 1) * stored_words]
-            .chunks(field.storage_words())
-            .map(|w| field.from_storage(w))
-            .collect();
+        let words = [
+            &front_words[i * front * coord_words..(i + 1) * front * coord_words],
+            &back_words[i * back * coord_words..(i + 1) * back * coord_words],
+        ]
+        .concat();
+        let coords: Vec<BigUint> = words.chunks(field.storage_words()).map(|w| field.from_storage(w)).collect();
         let (x, y) = affine_xy(p);
         let modulus = &spec.field.modulus;
         if let CurveModel::ShortWeierstrassA0 { .. } = spec.model {
@@ -472,7 +477,7 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
     let sizes = |n| runner.buffer_sizes(&Plan::choose(n, G::spec().scalar_bits));
     let (small, large) = (sizes(64), sizes(4096));
     let create = |sizes| Workspace::new(&ctx.gpu().device, &runner.pipelines, sizes, None);
-    let id = |w: Option<&Workspace>| w.expect("a workspace").buffer(Buffer::Points).clone();
+    let id = |w: Option<&Workspace>| w.expect("a workspace").buffer(Buffer::PointsFront).clone();
 
     let pool = WorkspacePool::new(2);
     let mut first = block_on(pool.lease(&small));

@@ -14,7 +14,7 @@ pub(crate) const WINDOW_SUMS_REGION: u64 = 3;
 
 /// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BufferSizes([u64; 14]);
+pub(crate) struct BufferSizes([u64; Buffer::ALL.len()]);
 
 impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels`.
@@ -29,7 +29,8 @@ impl BufferSizes {
             Buffer::Plan => std::mem::size_of::<Plan>() as u64,
             Buffer::RawPoints => plan.scalars_per_set() as u64 * 2 * spec.coord_words as u64 * 4,
             Buffer::RawScalars => plan.sets as u64 * plan.scalars_per_set() as u64 * SCALAR_WORDS as u64 * 4,
-            Buffer::Points => n * spec.stored_coords() as u64 * field,
+            Buffer::PointsFront => n * spec.stored_front_coords() as u64 * field,
+            Buffer::PointsBack => n * (spec.stored_coords() - spec.stored_front_coords()) as u64 * field,
             Buffer::Identity => n * 4,
             Buffer::Digits | Buffer::Entries => windows * n * 4,
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
@@ -68,7 +69,7 @@ impl BufferSizes {
     /// upload no points: the workspace's copies of those hold one point (`one_point`: the sizes
     /// of a one-point plan), the least a binding takes.
     pub(crate) fn for_prepared_bases(mut self, one_point: &BufferSizes) -> Self {
-        for buffer in [Buffer::RawPoints, Buffer::Points, Buffer::Identity] {
+        for buffer in [Buffer::RawPoints, Buffer::PointsFront, Buffer::PointsBack, Buffer::Identity] {
             self.0[buffer as usize] = one_point.get(buffer);
         }
         self
@@ -313,7 +314,26 @@ impl Drop for WorkspaceLease<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::WINDOW_SUMS_REGION;
+    use super::{max_points, WINDOW_SUMS_REGION};
+    use crate::step::{Accumulation, Kernels};
+    use crate::wgsl::MulForm;
+
+    /// A pass holds 2^20 points of every G1 curve, in both field forms and with every
+    /// accumulation, within WebGPU's default limits: stored points lie in two buffers, where one
+    /// held 699,050 of bls12-377's 192-byte points on its Edwards model.
+    #[test]
+    fn a_pass_holds_2_pow_20_g1_points_within_default_limits() {
+        let limits = wgpu::Limits::default();
+        for spec in crate::CurveId::ALL.iter().map(|id| id.spec()).filter(|spec| spec.extension.is_none()) {
+            for form in [MulForm::WIDE, MulForm::ROLLED] {
+                for accumulation in [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards] {
+                    let kernels = Kernels { form, accumulation };
+                    let points = max_points(spec, kernels, &limits, 1);
+                    assert!(points >= 1 << 20, "{} {kernels:?}: {points} points per pass", spec.name);
+                }
+            }
+        }
+    }
 
     #[test]
     fn window_sums_region_matches_the_shader() {
