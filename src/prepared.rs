@@ -214,15 +214,14 @@ impl MsmContext {
                     mapped_at_creation: false,
                 })
             };
-            let coord_bytes = stored * spec.packed_words(runner.kernels().form) as u64 * 4;
-            let front = spec.stored_front_coords();
+            let (front_bytes, back_bytes) = spec.stored_half_bytes(runner.kernels().form);
             let readable = storage | wgpu::BufferUsages::COPY_SRC;
             let pass = PreparedPass {
                 n: raw.n,
                 folded,
                 points: [
-                    empty("prepared points, front", coord_bytes * front as u64, storage),
-                    empty("prepared points, back", coord_bytes * (spec.stored_coords() - front) as u64, storage),
+                    empty("prepared points, front", stored * front_bytes, storage),
+                    empty("prepared points, back", stored * back_bytes, storage),
                 ],
                 identity: empty("prepared identity flags", stored * 4, readable),
                 faults: empty("prepared faults", FAULTS_BYTES, readable),

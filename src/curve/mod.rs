@@ -119,6 +119,14 @@ impl CurveSpec {
         self.stored_coords().div_ceil(2)
     }
 
+    /// Bytes of one stored point's two halves in `form`: in `Buffer::PointsFront` and in
+    /// `Buffer::PointsBack`.
+    pub fn stored_half_bytes(&self, form: MulForm) -> (u64, u64) {
+        let coord = self.packed_words(form) as u64 * 4;
+        let front = self.stored_front_coords() as u64;
+        (front * coord, (self.stored_coords() as u64 - front) * coord)
+    }
+
     /// The spec the pipelines of `accumulation` run: the Edwards model's for
     /// [`Accumulation::Edwards`] where the curve has one, else this one.
     pub fn running(&self, accumulation: Accumulation) -> &CurveSpec {
