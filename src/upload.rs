@@ -64,6 +64,16 @@ impl Upload for [u8] {
         out.copy_from_slice(self);
     }
 
+    /// Pieces of whole 8-byte words (the last may be shorter), so each starts where a mapped
+    /// range may.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn split(&self, parts: usize) -> Vec<Box<dyn Upload + '_>> {
+        const WORD: usize = 8;
+        split_ranges(self.len().div_ceil(WORD), parts)
+            .map(|words| Box::new(&self[words.start * WORD..(words.end * WORD).min(self.len())]) as Box<dyn Upload>)
+            .collect()
+    }
+
     fn as_bytes(&self) -> Option<&[u8]> {
         Some(self)
     }
@@ -393,6 +403,7 @@ mod tests {
             assert_eq!(written(&Points::<G1Affine>::Bytes(&point_bytes), Some(parts)), point_bytes);
             assert_eq!(written(&Scalars::<G1Affine>::Arkworks(&scalars), Some(parts)), scalar_bytes);
             assert_eq!(written(&sets, Some(parts)), written(&sets, None));
+            assert_eq!(written(&&point_bytes[..], Some(parts)), point_bytes);
         }
     }
 }
