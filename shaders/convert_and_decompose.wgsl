@@ -19,7 +19,9 @@
 #import scalar
 
 @group(0) @binding(0) var<uniform> plan: Plan;
+// Uploaded point i: raw_points[i] below RAW_LOW_POINTS, else raw_points_high[i − RAW_LOW_POINTS].
 @group(0) @binding(1) var<storage, read> raw_points: array<RawPoint>;
+@group(0) @binding(9) var<storage, read> raw_points_high: array<RawPoint>;
 // The sets' scalars one after another (scalar i of set s at s·m + i, m = scalars_per_set(plan)).
 @group(0) @binding(2) var<storage, read> raw_scalars: array<ScalarWords>;
 // Stored point i: stored_unpack_halves(points_front[i], points_back[i]).
@@ -68,7 +70,12 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     if (i >= plan.n) {
         return;
     }
-    let raw = raw_points[i];
+    var raw: RawPoint;
+    if (i < RAW_LOW_POINTS) {
+        raw = raw_points[i];
+    } else {
+        raw = raw_points_high[i - RAW_LOW_POINTS];
+    }
     let in_range = words_below_p(raw.x) && words_below_p(raw.y);
     // One multiplication per coordinate into Montgomery form, from canonical words or arkworks'.
     var into_montgomery = R2_MOD_P;

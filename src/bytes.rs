@@ -28,7 +28,7 @@ pub const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
 
 /// Bytes per point of curve `G` (x‖y).
 pub fn point_bytes<G: GpuCurve>() -> usize {
-    2 * 4 * G::spec().coord_words
+    G::spec().raw_point_bytes() as usize
 }
 
 /// The number of points in a points buffer of curve `G`, or `BadLength`.

@@ -472,7 +472,8 @@ impl MsmContext {
         let mut lease = runner.workspaces.lease(&runner.buffer_sizes(&plan)).await;
         let mut best = f64::INFINITY;
         for run in 0..3 {
-            let source = PointSource::Upload { points: &points, first: 0 };
+            let halves = points.raw_halves();
+            let source = PointSource::upload(&halves, 0);
             let started = now_seconds();
             let output = self.run_leased(runner, &mut lease, &plan, source, &scalars, false).await?;
             output.faults.check(0)?;

@@ -389,7 +389,8 @@ impl MsmContext {
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
             let plan = Plan::choose(range.len() as u32, sets[0].bits())
                 .with_inputs(points.plan_inputs() | sets[0].plan_inputs());
-            let source = PointSource::Upload { points: &pass_points, first: start };
+            let halves = pass_points.raw_halves();
+            let source = PointSource::upload(&halves, start);
             // Points with no image on the Edwards model the pass ran on: added on the host.
             let left_out = |set: &Scalars<'_, G>, pass: &PassResult<G::Group>| match pass.no_image {
                 Some(from) => sum_without_image(&pass_points, set, from),

@@ -144,19 +144,22 @@ impl MsmContext {
         folded: Option<Plan>,
     ) -> Result<PreparedPass, MsmError> {
         let gpu = self.gpu();
-        let buffer = gpu
+        let buffers = gpu
             .capture(|| {
-                let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("prepare raw points"),
-                    size: (points.byte_len() as u64).max(16),
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                write_upload(&gpu.queue, &buffer, points);
-                buffer
+                points.raw_halves().map(|half| {
+                    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("prepare raw points"),
+                        // At least one point: a binding holds at least one element of its array.
+                        size: (half.byte_len() as u64).max(G::spec().raw_point_bytes()),
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    write_upload(&gpu.queue, &buffer, &half);
+                    buffer
+                })
             })
             .await?;
-        let raw = RawPoints { buffer, n: points.len() as u32, inputs: points.plan_inputs() };
+        let raw = RawPoints { buffers, n: points.len() as u32, inputs: points.plan_inputs() };
         let mut pass = self.convert_raw(runner, &raw, folded).await?;
         // On the Edwards model a pass may have to run again on the Weierstrass one, converted
         // from the points as uploaded (see MsmContext::run).
@@ -232,7 +235,8 @@ impl MsmContext {
             let convert_params = params(&convert);
             let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
                 Buffer::Plan => &convert_params,
-                Buffer::RawPoints => &raw.buffer,
+                Buffer::RawPoints => &raw.buffers[0],
+                Buffer::RawPointsHigh => &raw.buffers[1],
                 other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
             });
             submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&convert));

@@ -101,7 +101,8 @@ impl MsmContext {
         let plan = Plan::choose(n as u32, spec.scalar_bits)
             .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs())
             .for_form(runner.kernels().form);
-        let source = PointSource::Upload { points: &points_upload, first: 0 };
+        let halves = points_upload.raw_halves();
+        let source = PointSource::upload(&halves, 0);
         let pass = self.run::<G>(&plan, source, &scalars_upload, true).await?;
         let started = now_seconds();
         let mut result = combine_windows(&pass.window_sums, &plan);

@@ -29,8 +29,12 @@ pub(crate) fn dispatch_size(threads: u32) -> (u32, u32) {
 pub enum Buffer {
     /// Uniform `Plan`: the call's sizes (`struct Plan` in `shaders/common.wgsl`).
     Plan,
-    /// Uploaded canonical point words.
+    /// Uploaded point words: the first [`RAW_LOW_POINTS`](crate::upload::RAW_LOW_POINTS) points.
     RawPoints,
+    /// Uploaded point words from point `RAW_LOW_POINTS` on. Two buffers, so that each holds
+    /// its share of a pass of 2^20 points within WebGPU's default 128 MiB binding: the BLS12 G2
+    /// groups' uploaded points (192 bytes in 32-bit words) took two passes in one buffer.
+    RawPointsHigh,
     /// Uploaded scalar words.
     RawScalars,
     /// Points in Montgomery (stored) form, packed: the first half of each point's coordinates
@@ -67,9 +71,10 @@ pub enum Buffer {
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 15] = [
+    pub const ALL: [Buffer; 16] = [
         Buffer::Plan,
         Buffer::RawPoints,
+        Buffer::RawPointsHigh,
         Buffer::RawScalars,
         Buffer::PointsFront,
         Buffer::PointsBack,
@@ -317,6 +322,7 @@ impl Step {
                 (6, Identity, ReadWrite),
                 (7, Faults, ReadWrite),
                 (8, PointsBack, ReadWrite),
+                (9, RawPointsHigh, Read),
             ],
             Step::PrecomputeMultiples => &[
                 (0, Plan, Read),

@@ -79,6 +79,10 @@ impl Upload for [u8] {
     }
 }
 
+/// Uploaded points `[0, RAW_LOW_POINTS)` go to [`Buffer::RawPoints`](crate::step::Buffer), the
+/// rest to `Buffer::RawPointsHigh` (`RAW_LOW_POINTS` in `shaders/common.wgsl`).
+pub(crate) const RAW_LOW_POINTS: usize = 1 << 19;
+
 /// Input points in the form their API received them.
 pub(crate) enum Points<'a, G> {
     /// The Rust API's points, uploaded as arkworks' Montgomery-form limbs.
@@ -91,7 +95,7 @@ pub(crate) enum Points<'a, G> {
 impl<'a, G: GpuCurve> Points<'a, G> {
     /// Bytes of one uploaded point.
     fn point_bytes() -> usize {
-        2 * 4 * G::spec().coord_words
+        G::spec().raw_point_bytes() as usize
     }
 
     /// Number of points.
@@ -110,6 +114,13 @@ impl<'a, G: GpuCurve> Points<'a, G> {
                 Points::Bytes(&bytes[range.start * Self::point_bytes()..range.end * Self::point_bytes()])
             }
         }
+    }
+
+    /// The points as the GPU's two raw point buffers take them: the first
+    /// [`RAW_LOW_POINTS`], then the rest.
+    pub(crate) fn raw_halves(&self) -> [Self; 2] {
+        let split = self.len().min(RAW_LOW_POINTS);
+        [self.pass(0..split), self.pass(split..self.len())]
     }
 
     /// Their [`Plan::inputs`] bit.
@@ -287,8 +298,11 @@ fn split_ranges(len: usize, parts: usize) -> impl Iterator<Item = Range<usize>> 
 }
 
 /// Copies `data` to the start of `buffer` (one copy: into wgpu's staging memory natively, into
-/// the browser's in WebGPU).
+/// the browser's in WebGPU); nothing for no bytes.
 pub(crate) fn write_upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, data: &dyn Upload) {
+    if data.byte_len() == 0 {
+        return;
+    }
     if let Some(bytes) = data.as_bytes() {
         queue.write_buffer(buffer, 0, bytes);
         return;
@@ -348,6 +362,12 @@ mod tests {
 
     /// The GPU keeps `!index` per kind, 0 for none; the lowest bad point is named, with the
     /// range error first when both kinds name the same index, counted from the pass's first point.
+    #[test]
+    fn raw_low_points_matches_the_shader() {
+        let shader = include_str!("../shaders/common.wgsl");
+        assert!(shader.contains(&format!("const RAW_LOW_POINTS: u32 = {RAW_LOW_POINTS}u;")));
+    }
+
     #[test]
     fn faults_name_the_first_bad_point() {
         let faults = |range: Option<u32>, curve: Option<u32>| {

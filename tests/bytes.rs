@@ -114,6 +114,31 @@ fn gpu_bytes_match_arkworks<G: GpuCurve>() {
     }
 }
 
+/// Uploaded points lie in two GPU buffers, the first 2^19 in one: points past it are read,
+/// checked and named by their index in the input, per call and when prepared. 2^19 identity
+/// points (which the GPU gives no digits) come before four random ones, so the call is cheap and
+/// arkworks checks the four.
+fn points_past_the_first_raw_buffer<G: GpuCurve>() {
+    let Some(ctx) = shared_context() else { return };
+    let curve = G::ID;
+    let low = 1 << 19;
+    let (tail, tail_scalars) = random_bytes::<G>(4, 6);
+    let mut points = encode_point::<G>(&G::zero().into_group()).repeat(low);
+    points.extend_from_slice(&tail);
+    let mut scalars = vec![0x5a; low * SCALAR_BYTES];
+    scalars.extend_from_slice(&tail_scalars);
+    let expected = reference::<G>(&tail, &tail_scalars);
+    assert_eq!(pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)), Ok(expected.clone()), "{curve}");
+    let bases = pollster::block_on(ctx.prepare_bytes(curve, &points)).expect("prepare");
+    let got = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars));
+    assert_eq!(got, Ok(expected), "{curve}, prepared");
+    let size = point_bytes::<G>();
+    points[(low + 2) * size] ^= 1;
+    let not_on_curve = Some(MsmError::NotOnCurve { index: low + 2 });
+    assert_eq!(pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)).err(), not_on_curve, "{curve}");
+    assert_eq!(pollster::block_on(ctx.prepare_bytes(curve, &points)).err(), not_on_curve, "{curve}, prepared");
+}
+
 macro_rules! curve_tests {
     ($module:ident, $affine:ty) => {
         mod $module {
@@ -133,6 +158,11 @@ macro_rules! curve_tests {
             #[test]
             fn bytes_on_gpu_match_arkworks() {
                 gpu_bytes_match_arkworks::<G>();
+            }
+
+            #[test]
+            fn points_past_the_first_raw_buffer() {
+                super::points_past_the_first_raw_buffer::<G>();
             }
         }
     };

@@ -94,6 +94,11 @@ impl CurveSpec {
         self.coord_words / self.degree()
     }
 
+    /// Bytes of one uploaded point: x then y, `coord_words` words each.
+    pub fn raw_point_bytes(&self) -> u64 {
+        2 * 4 * self.coord_words as u64
+    }
+
     /// Coordinates of a bucket point on the GPU (3 projective, 4 extended).
     pub fn point_coords(&self) -> usize {
         match self.model {

@@ -22,10 +22,10 @@ pub(crate) struct PreparedPass {
     pub raw: Option<RawPoints>,
 }
 
-/// Uploaded points on the GPU, as `Buffer::RawPoints`.
+/// Uploaded points on the GPU, as `Buffer::RawPoints` and `Buffer::RawPointsHigh`.
 pub(crate) struct RawPoints {
-    /// The points' words.
-    pub buffer: wgpu::Buffer,
+    /// The points' words, cut as [`crate::upload::Points::raw_halves`] cuts them.
+    pub buffers: [wgpu::Buffer; 2],
     /// Number of points.
     pub n: u32,
     /// Their upload form (`Plan::POINTS_MONTGOMERY` or 0).

@@ -1,11 +1,12 @@
 //! Encodes and runs one MSM through the four GPU stages.
 
 use crate::clock::now_seconds;
+use crate::curve::GpuCurve;
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
 #[cfg(target_arch = "wasm32")]
 use crate::upload::write_upload;
-use crate::upload::{Faults, Upload, FAULTS_BYTES};
+use crate::upload::{Faults, Points, Upload, FAULTS_BYTES};
 use crate::MsmError;
 
 use super::device::Gpu;
@@ -41,13 +42,21 @@ pub(crate) enum PointSource<'a> {
     /// Uploaded affine coordinates (of the form `plan.inputs` names), checked and converted by
     /// `convert_points` in this run.
     Upload {
-        /// The points' bytes.
-        points: &'a dyn Upload,
+        /// The points' bytes, as [`crate::upload::Points::raw_halves`] cuts them.
+        points: [&'a dyn Upload; 2],
         /// Index of the first of them in the caller's input (for the errors that name a point).
         first: usize,
     },
     /// Points already converted on the GPU (prepared bases).
     Prepared(&'a PreparedPass),
+}
+
+impl<'a> PointSource<'a> {
+    /// Points uploaded for this run, cut as the two raw point buffers take them
+    /// ([`Points::raw_halves`]), the first of them at index `first` of the caller's input.
+    pub(crate) fn upload<G: GpuCurve>(halves: &'a [Points<'_, G>; 2], first: usize) -> Self {
+        PointSource::Upload { points: [&halves[0], &halves[1]], first }
+    }
 }
 
 /// Uploads the inputs, runs every pipeline and reads back the window sums (points of
@@ -142,8 +151,9 @@ fn upload(
     gpu.queue.write_buffer(workspace.buffer(Buffer::Plan), 0, bytemuck::bytes_of(plan));
     let mut encoder = new_encoder(gpu);
     let mut inputs: Vec<(&dyn Upload, &wgpu::Buffer)> = Vec::new();
-    if let PointSource::Upload { points, .. } = source {
-        inputs.push((points, workspace.buffer(Buffer::RawPoints)));
+    if let PointSource::Upload { points: [low, high], .. } = source {
+        inputs.push((low, workspace.buffer(Buffer::RawPoints)));
+        inputs.push((high, workspace.buffer(Buffer::RawPointsHigh)));
     }
     inputs.push((scalars, workspace.buffer(Buffer::RawScalars)));
     #[cfg(not(target_arch = "wasm32"))]

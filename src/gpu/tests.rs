@@ -302,7 +302,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
         &runner,
         &mut lease,
         &plan,
-        PointSource::Upload { points: &Points::Arkworks(&points), first: 0 },
+        PointSource::upload(&Points::Arkworks(&points).raw_halves(), 0),
         &Scalars::<G>::Arkworks(&scalars),
         false,
     ))
@@ -608,7 +608,8 @@ fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
             .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY);
         let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
         let (points, scalars) = (Points::Arkworks(raw_points.as_slice()), Scalars::<G1Affine>::Arkworks(raw_scalars));
-        let source = PointSource::Upload { points: &points, first: 0 };
+        let halves = points.raw_halves();
+        let source = PointSource::upload(&halves, 0);
         let output =
             pollster::block_on(ctx.run_leased(&runner, &mut lease, &plan, source, &scalars, false)).expect("GPU run");
         assert_eq!(output.faults.no_image, reported, "{what}");

@@ -6,7 +6,7 @@ use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
 use super::resident::PreparedPass;
-use crate::upload::FAULTS_BYTES;
+use crate::upload::{FAULTS_BYTES, RAW_LOW_POINTS};
 
 /// Where the window sums start in [`Buffer::Partials`], in regions of `plan.total_segments()`
 /// points (`WINDOW_SUMS_REGION` in `shaders/bucket_reduce.wgsl`).
@@ -25,9 +25,12 @@ impl BufferSizes {
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
         let windows = plan.all_windows() as u64;
+        let (raw_points, raw_point_bytes) = (plan.scalars_per_set() as u64, spec.raw_point_bytes());
         let sizes = Buffer::ALL.map(|b| match b {
             Buffer::Plan => std::mem::size_of::<Plan>() as u64,
-            Buffer::RawPoints => plan.scalars_per_set() as u64 * 2 * spec.coord_words as u64 * 4,
+            // At least one point each: a binding holds at least one element of its array.
+            Buffer::RawPoints => raw_points.clamp(1, RAW_LOW_POINTS as u64) * raw_point_bytes,
+            Buffer::RawPointsHigh => raw_points.saturating_sub(RAW_LOW_POINTS as u64).max(1) * raw_point_bytes,
             Buffer::RawScalars => plan.sets as u64 * plan.scalars_per_set() as u64 * SCALAR_WORDS as u64 * 4,
             Buffer::PointsFront => n * spec.stored_half_bytes(kernels.form).0,
             Buffer::PointsBack => n * spec.stored_half_bytes(kernels.form).1,
@@ -69,7 +72,9 @@ impl BufferSizes {
     /// upload no points: the workspace's copies of those hold one point (`one_point`: the sizes
     /// of a one-point plan), the least a binding takes.
     pub(crate) fn for_prepared_bases(mut self, one_point: &BufferSizes) -> Self {
-        for buffer in [Buffer::RawPoints, Buffer::PointsFront, Buffer::PointsBack, Buffer::Identity] {
+        for buffer in
+            [Buffer::RawPoints, Buffer::RawPointsHigh, Buffer::PointsFront, Buffer::PointsBack, Buffer::Identity]
+        {
             self.0[buffer as usize] = one_point.get(buffer);
         }
         self
@@ -177,7 +182,7 @@ impl Workspace {
             #[cfg(not(target_arch = "wasm32"))]
             staging: super::staging::UploadStaging::new(
                 device,
-                sizes.get(Buffer::RawPoints) + sizes.get(Buffer::RawScalars),
+                sizes.get(Buffer::RawPoints) + sizes.get(Buffer::RawPointsHigh) + sizes.get(Buffer::RawScalars),
             ),
         }
     }
@@ -318,13 +323,14 @@ mod tests {
     use crate::step::{Accumulation, Kernels};
     use crate::wgsl::MulForm;
 
-    /// A pass holds 2^20 points of every G1 curve, in both field forms and with every
+    /// A pass holds 2^20 points of every curve and G2 group, in both field forms and with every
     /// accumulation, within WebGPU's default limits: stored points lie in two buffers, where one
-    /// held 699,050 of bls12-377's 192-byte points on its Edwards model.
+    /// held 699,050 of bls12-377's 192-byte points on its Edwards model, and so do uploaded
+    /// points, where one held 699,050 of the BLS12 G2 groups' 192-byte points.
     #[test]
-    fn a_pass_holds_2_pow_20_g1_points_within_default_limits() {
+    fn a_pass_holds_2_pow_20_points_within_default_limits() {
         let limits = wgpu::Limits::default();
-        for spec in crate::CurveId::ALL.iter().map(|id| id.spec()).filter(|spec| spec.extension.is_none()) {
+        for spec in crate::CurveId::ALL.iter().map(|id| id.spec()) {
             for form in [MulForm::WIDE, MulForm::ROLLED] {
                 for accumulation in [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards] {
                     let kernels = Kernels { form, accumulation };
