@@ -8,7 +8,7 @@
 //! `$XDG_CACHE_HOME/webgpu-msm` or `~/.cache/webgpu-msm`. A file entry is keyed by the adapter,
 //! its driver, the curve, the candidates and their generated microbenchmark code, so a new
 //! driver or changed kernels measure again. A form that measured less than 15% ahead of the
-//! others ([`DECISIVE_MARGIN`]) is kept for the process only: load on the machine can level the
+//! others (`DECISIVE_MARGIN`) is kept for the process only: load on the machine can level the
 //! forms, and the next process measures again.
 //!
 //! - **Field form**: on devices with 64-bit integers, 32-bit limbs and 13-bit limbs both run, and

@@ -29,7 +29,7 @@ pub(crate) fn dispatch_size(threads: u32) -> (u32, u32) {
 pub enum Buffer {
     /// Uniform `Plan`: the call's sizes (`struct Plan` in `shaders/common.wgsl`).
     Plan,
-    /// Uploaded point words: the first [`RAW_LOW_POINTS`](crate::upload::RAW_LOW_POINTS) points.
+    /// Uploaded point words: the first `RAW_LOW_POINTS` (2^19) points.
     RawPoints,
     /// Uploaded point words from point `RAW_LOW_POINTS` on. Two buffers, so that each holds
     /// its share of a pass of 2^20 points within WebGPU's default 128 MiB binding: the BLS12 G2
