@@ -543,10 +543,12 @@ fn multiplications_settle(spec: &CurveSpec, rates: &[(MulForm, f64)]) -> bool {
 /// level the forms: lavapipe, calibrating while two test processes ran, measured its 32-bit form
 /// at 26.8 M multiplications/s and the 13-bit one at 29.0 (48.5 and 27.2 when idle), and the
 /// 13-bit form it kept made that build's calls 2.2× slower in every later process.
+#[cfg(not(target_arch = "wasm32"))]
 const DECISIVE_MARGIN: f64 = 1.15;
 
 /// Whether the form `rates` settle the choice for later processes ([`DECISIVE_MARGIN`]); true
 /// where at most one form was measured.
+#[cfg(not(target_arch = "wasm32"))]
 fn decisive(rates: &[(MulForm, f64)]) -> bool {
     let mut sorted: Vec<f64> = rates.iter().map(|(_, rate)| *rate).collect();
     sorted.sort_by(|a, b| b.total_cmp(a));

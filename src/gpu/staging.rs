@@ -127,6 +127,9 @@ impl UploadStaging {
             state.buffers.push(new_part(&gpu.device, self.part_bytes));
             state.mapped.push(true);
         }
+        // Until the caller records its submission, the next `ready` waits for every submission
+        // (this call submits the copies of all parts but the last on its own).
+        state.copied_by = None;
         let Parts { buffers, mapped, .. } = &mut *state;
         let buffers = &*buffers;
         let views = placed
