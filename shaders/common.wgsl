@@ -11,14 +11,14 @@ const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
 // rather than as canonical integers (the bytes API). The scalars' bit (Plan::SCALARS_MONTGOMERY)
 // is read by the host, which dispatches convert_scalars only when it is set.
 const INPUT_POINTS_MONTGOMERY: u32 = 1u;
-// Slots of the faults buffer: the lowest point with a coordinate not below p, the lowest
-// point off the curve, and the lowest valid point that the curve model cannot hold (a
-// Weierstrass point with no Edwards image, which the host adds instead) (src/upload.rs,
-// `Faults`).
 // Uploaded points [0, RAW_LOW_POINTS) lie in one buffer, the rest in a second (from its start),
 // so that each holds its share of a pass of 2^20 points within WebGPU's default 128 MiB binding
 // (the BLS12 G2 groups' uploaded points take 192 bytes; RAW_LOW_POINTS in src/upload.rs).
 const RAW_LOW_POINTS: u32 = 524288u;
+// Slots of the faults buffer: the lowest point with a coordinate not below p, the lowest
+// point off the curve, and the lowest valid point that the curve model cannot hold (a
+// Weierstrass point with no Edwards image, which the host adds instead) (src/upload.rs,
+// `Faults`).
 const FAULT_OUT_OF_RANGE: u32 = 0u;
 const FAULT_NOT_ON_CURVE: u32 = 1u;
 const FAULT_NO_IMAGE: u32 = 2u;

@@ -475,8 +475,8 @@ impl MsmContext {
             .with_inputs(points.plan_inputs() | scalars.plan_inputs());
         let mut lease = runner.workspaces.lease(&runner.buffer_sizes(&plan)).await;
         let mut best = f64::INFINITY;
+        let halves = points.raw_halves();
         for run in 0..3 {
-            let halves = points.raw_halves();
             let source = PointSource::upload(&halves, 0);
             let started = now_seconds();
             let output = self.run_leased(runner, &mut lease, &plan, source, &scalars, false).await?;

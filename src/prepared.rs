@@ -18,7 +18,7 @@ use crate::gpu::workspace::{bind_group, step_bind_group};
 use crate::plan::Plan;
 use crate::step::{Buffer, Step};
 use crate::upload::POINT_LEFT_TO_HOST;
-use crate::upload::{write_upload, Faults, Points, Scalars, Upload, FAULTS_BYTES};
+use crate::upload::{raw_buffer_bytes, write_upload, Faults, Points, Scalars, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
@@ -146,15 +146,15 @@ impl MsmContext {
         let gpu = self.gpu();
         let buffers = gpu
             .capture(|| {
-                points.raw_halves().map(|half| {
+                let (halves, sizes) = (points.raw_halves(), raw_buffer_bytes(G::spec(), points.len()));
+                [0, 1].map(|k| {
                     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("prepare raw points"),
-                        // At least one point: a binding holds at least one element of its array.
-                        size: (half.byte_len() as u64).max(G::spec().raw_point_bytes()),
+                        size: sizes[k],
                         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                         mapped_at_creation: false,
                     });
-                    write_upload(&gpu.queue, &buffer, &half);
+                    write_upload(&gpu.queue, &buffer, &halves[k]);
                     buffer
                 })
             })

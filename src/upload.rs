@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use ark_ff::{BigInteger, PrimeField};
 
-use crate::curve::{write_limbs, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::curve::{write_limbs, CurveSpec, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
 use crate::MsmError;
 
@@ -82,6 +82,14 @@ impl Upload for [u8] {
 /// Uploaded points `[0, RAW_LOW_POINTS)` go to [`Buffer::RawPoints`](crate::step::Buffer), the
 /// rest to `Buffer::RawPointsHigh` (`RAW_LOW_POINTS` in `shaders/common.wgsl`).
 pub(crate) const RAW_LOW_POINTS: usize = 1 << 19;
+
+/// Bytes of the two raw point buffers for `n` uploaded points of `spec`
+/// ([`Points::raw_halves`]), each at least one point: a binding holds at least one element of
+/// its array.
+pub(crate) fn raw_buffer_bytes(spec: &CurveSpec, n: usize) -> [u64; 2] {
+    let low = n.min(RAW_LOW_POINTS);
+    [low, n - low].map(|points| points.max(1) as u64 * spec.raw_point_bytes())
+}
 
 /// Input points in the form their API received them.
 pub(crate) enum Points<'a, G> {
@@ -360,14 +368,14 @@ impl Faults {
 mod tests {
     use super::*;
 
-    /// The GPU keeps `!index` per kind, 0 for none; the lowest bad point is named, with the
-    /// range error first when both kinds name the same index, counted from the pass's first point.
     #[test]
     fn raw_low_points_matches_the_shader() {
         let shader = include_str!("../shaders/common.wgsl");
         assert!(shader.contains(&format!("const RAW_LOW_POINTS: u32 = {RAW_LOW_POINTS}u;")));
     }
 
+    /// The GPU keeps `!index` per kind, 0 for none; the lowest bad point is named, with the
+    /// range error first when both kinds name the same index, counted from the pass's first point.
     #[test]
     fn faults_name_the_first_bad_point() {
         let faults = |range: Option<u32>, curve: Option<u32>| {

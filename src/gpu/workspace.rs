@@ -6,7 +6,7 @@ use crate::step::{Accumulation, Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
 use super::resident::PreparedPass;
-use crate::upload::{FAULTS_BYTES, RAW_LOW_POINTS};
+use crate::upload::{raw_buffer_bytes, FAULTS_BYTES};
 
 /// Where the window sums start in [`Buffer::Partials`], in regions of `plan.total_segments()`
 /// points (`WINDOW_SUMS_REGION` in `shaders/bucket_reduce.wgsl`).
@@ -25,12 +25,11 @@ impl BufferSizes {
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
         let windows = plan.all_windows() as u64;
-        let (raw_points, raw_point_bytes) = (plan.scalars_per_set() as u64, spec.raw_point_bytes());
+        let raw_points = raw_buffer_bytes(spec, plan.scalars_per_set() as usize);
         let sizes = Buffer::ALL.map(|b| match b {
             Buffer::Plan => std::mem::size_of::<Plan>() as u64,
-            // At least one point each: a binding holds at least one element of its array.
-            Buffer::RawPoints => raw_points.clamp(1, RAW_LOW_POINTS as u64) * raw_point_bytes,
-            Buffer::RawPointsHigh => raw_points.saturating_sub(RAW_LOW_POINTS as u64).max(1) * raw_point_bytes,
+            Buffer::RawPoints => raw_points[0],
+            Buffer::RawPointsHigh => raw_points[1],
             Buffer::RawScalars => plan.sets as u64 * plan.scalars_per_set() as u64 * SCALAR_WORDS as u64 * 4,
             Buffer::PointsFront => n * spec.stored_half_bytes(kernels.form).0,
             Buffer::PointsBack => n * spec.stored_half_bytes(kernels.form).1,
