@@ -4,7 +4,8 @@
 //! `cargo run --example compile_entry -- --curve bls12-377 [--field narrow|wide] [--stage FILE]
 //! [--entry NAME] [--dump DIR]`
 //!
-//! `--curve bls12-377-edwards` compiles BLS12-377 on its twisted Edwards model.
+//! `--curve bls12-377-edwards` compiles BLS12-377 on its twisted Edwards model,
+//! `bls12-377-edwards-affine` the same with affine stored points.
 //!
 //! `--field narrow|wide` compiles the form a context would use on this adapter
 //! ([`MulForm::for_device`]: products one after another on hardware GPUs, batched on software
@@ -33,13 +34,20 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     // `NAME-edwards` is curve NAME on its twisted Edwards model (the default kernels of
-    // bls12-377); NAME alone is its own model.
+    // bls12-377 on hardware GPUs), `NAME-edwards-affine` the same with affine stored points
+    // (software GPUs); NAME alone is its own model.
     let name = value("--curve").unwrap_or_else(|| "bls12-377".into());
-    let (name, edwards) = name.strip_suffix("-edwards").map_or((name.as_str(), false), |n| (n, true));
+    let (name, model) = match (name.strip_suffix("-edwards-affine"), name.strip_suffix("-edwards")) {
+        (Some(n), _) => (n, "edwards-affine"),
+        (None, Some(n)) => (n, "edwards"),
+        (None, None) => (name.as_str(), ""),
+    };
     let curve: CurveId = name.parse().unwrap_or_else(|e| panic!("{e}"));
-    let spec: &CurveSpec = match edwards {
-        true => curve.spec().edwards.as_deref().unwrap_or_else(|| panic!("{curve} has no Edwards model")),
-        false => curve.spec(),
+    let no_model = || panic!("{curve} has no Edwards model");
+    let spec: &CurveSpec = match model {
+        "edwards" => curve.spec().edwards.as_deref().unwrap_or_else(no_model),
+        "edwards-affine" => curve.spec().edwards_affine.as_deref().unwrap_or_else(no_model),
+        _ => curve.spec(),
     };
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
@@ -71,7 +79,7 @@ fn main() {
         };
         if let Some(dir) = value("--dump") {
             std::fs::write(
-                format!("{dir}/{}{}-{}", spec.name, if edwards { "-edwards" } else { "" }, stage.file()),
+                format!("{dir}/{}{}{}-{}", spec.name, if model.is_empty() { "" } else { "-" }, model, stage.file()),
                 &source,
             )
             .expect("dump");

@@ -72,8 +72,9 @@ fn main() {
         Some("projective") => Some(Accumulation::Projective),
         Some("batch-affine") => Some(Accumulation::BatchAffine),
         Some("edwards") => Some(Accumulation::Edwards),
+        Some("edwards-affine") => Some(Accumulation::EdwardsAffine),
         Some(other) => {
-            eprintln!("unknown --accumulation {other}: use projective, batch-affine or edwards");
+            eprintln!("unknown --accumulation {other}: use projective, batch-affine, edwards or edwards-affine");
             std::process::exit(2);
         }
     };

@@ -15,6 +15,9 @@ const INPUT_POINTS_MONTGOMERY: u32 = 1u;
 // so that each holds its share of a pass of 2^20 points within WebGPU's default 128 MiB binding
 // (the BLS12 G2 groups' uploaded points take 192 bytes; RAW_LOW_POINTS in src/upload.rs).
 const RAW_LOW_POINTS: u32 = 524288u;
+// Stored points one normalize_points thread divides by their Z with one shared inversion, on a
+// Weierstrass curve's Edwards model with affine bases (NORMALIZE_BATCH in src/plan.rs).
+const NORMALIZE_BATCH: u32 = 256u;
 // Slots of the faults buffer: the lowest point with a coordinate not below p, the lowest
 // point off the curve, and the lowest valid point that the curve model cannot hold (a
 // Weierstrass point with no Edwards image, which the host adds instead) (src/upload.rs,
@@ -76,6 +79,11 @@ fn chunk_of_entry(p: Plan, w: u32, entry: u32) -> u32 {
 // Scalars of each set, n / F (Plan::scalars_per_set).
 fn scalars_per_set(p: Plan) -> u32 {
     return p.n / p.fold;
+}
+
+// Threads of normalize_points for p.n points, one per NORMALIZE_BATCH (Plan::normalize_threads).
+fn normalize_threads(p: Plan) -> u32 {
+    return (p.n + NORMALIZE_BATCH - 1u) / NORMALIZE_BATCH;
 }
 
 // Linear index of this thread in a dispatch that may be folded into two dimensions

@@ -1,9 +1,11 @@
-// Stage 1, one thread per input, in two kernels:
+// Stage 1, one thread per input, in two kernels (three with affine Edwards bases):
 //   convert_points: point i checked and brought into Montgomery form (the curve's stored
 //     form), and whether it gets no digits: the identity, a bad point, or a point the curve
 //     model cannot hold (which the host adds; prepared bases run it once, at preparation). This is where uploaded points are validated: the host only copies
 //     them (coordinates below p, then the curve equation; the lowest bad index of each kind is
 //     kept in `faults`, which the host reads before it uses any result).
+//   normalize_points (a Weierstrass curve's Edwards model with affine bases only): the stored
+//     points divided by their Z, one inversion per NORMALIZE_BATCH points.
 //   decompose_scalars: scalar i of set s into signed windows (the set's windows s·K …
 //     s·K + K − 1), counting each window's bucket sizes; one thread per scalar of every set.
 //     With a precompute factor F (prepared bases that store multiples, Plan.fold), into W·F
@@ -105,6 +107,43 @@ fn convert_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     }
     identity[i] = flag;
 }
+
+#if NORMALIZE_STORED_POINTS
+// prefixes[i]: in normalize_points, the product of the Zs of the points its thread owns before
+// point i.
+@group(0) @binding(10) var<storage, read_write> prefixes: array<PackedField>;
+
+// After convert_points, with affine Edwards bases: each stored point divided by its Z, with one
+// inversion per thread for its NORMALIZE_BATCH points (Montgomery's trick: forward, the running
+// products of the Zs; one inversion; backward, each 1/Z from the inverse and the running product
+// before it, then that Z dropped from the inverse). Thread t of T owns points t, t + T, t + 2T, …,
+// so neighbouring threads touch neighbouring points.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn normalize_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = thread_index(gid, nwg);
+    let threads = normalize_threads(plan);
+    if (t >= threads) {
+        return;
+    }
+    var product = FIELD_ONE;
+    var last = t;
+    for (var i = t; i < plan.n; i = i + threads) {
+        prefixes[i] = field_pack(product);
+        product = field_mul(product, stored_denominator(points_back[i]));
+        last = i;
+    }
+    var inverse = field_inv(product);
+    for (var i = last; ; i = i - threads) {
+        let back = points_back[i];
+        let m = field_mul_x2(inverse, field_unpack(prefixes[i]), inverse, stored_denominator(back));
+        inverse = m.r[1];
+        store_point(i, stored_normalize(stored_unpack_halves(points_front[i], back), m.r[0]));
+        if (i < threads) {
+            break;
+        }
+    }
+}
+#endif
 
 // Prepared bases with a precompute factor F (Plan.fold), after convert_points, one thread per
 // point i < m: the multiples 2^(j·c·W)·P_i, j = 1 … F − 1, by c·W doublings each, stored as

@@ -32,11 +32,13 @@
 //!   measured for the form and the cost model) to take at most the context's calibration budget
 //!   ([`MsmContext::with_calibration_budget`], default [`DEFAULT_CALIBRATION_BUDGET`]): hardware
 //!   GPUs. Slower devices (the software GPUs, lavapipe and SwiftShader, where batch-affine
-//!   measured 1.1–3.8× slower; BENCHMARKS.md) keep [`Accumulation::Projective`] unmeasured, and
-//!   so do devices where the form was not measured (browsers, which lack 64-bit integers, and
+//!   measured 1.1–3.8× slower; BENCHMARKS.md) keep the first candidate unmeasured, and so do
+//!   devices where the form was not measured (browsers, which lack 64-bit integers, and
 //!   contexts with a fixed form): there is no rate to predict from, and measuring one would cost
-//!   every page load a compilation. An unlimited budget (`f64::INFINITY`) measures the
-//!   accumulations everywhere.
+//!   every page load a compilation. The first candidate is [`Accumulation::Projective`], but on
+//!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on software
+//!   GPUs (browsers too, where the adapter names one) [`Accumulation::EdwardsAffine`]. An
+//!   unlimited budget (`f64::INFINITY`) measures the accumulations everywhere.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -123,9 +125,15 @@ impl Candidates {
         };
         let accumulations = match fixed.accumulation {
             Some(accumulation) => vec![accumulation.on(spec)],
-            // The first is what runs unmeasured.
+            // The first is what runs unmeasured: on software GPUs affine Edwards bases, whose
+            // normalization takes batches of NORMALIZE_BATCH points, which their few threads
+            // afford (BENCHMARKS.md); elsewhere the extended ones.
             None => {
-                let mut all = [Accumulation::Edwards, Accumulation::Projective, Accumulation::BatchAffine]
+                let edwards = match gpu.software {
+                    true => [Accumulation::EdwardsAffine, Accumulation::Edwards],
+                    false => [Accumulation::Edwards, Accumulation::EdwardsAffine],
+                };
+                let mut all = [edwards[0], edwards[1], Accumulation::Projective, Accumulation::BatchAffine]
                     .map(|accumulation| accumulation.on(spec))
                     .to_vec();
                 all.dedup();
@@ -432,7 +440,8 @@ impl MsmContext {
     }
 
     /// Compiles `G`'s pipelines with `kernels` (on the Edwards model for
-    /// [`Accumulation::Edwards`]) into a runner with an empty workspace pool.
+    /// [`Accumulation::Edwards`] and [`Accumulation::EdwardsAffine`]) into a runner with an
+    /// empty workspace pool.
     pub(crate) async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
         let mut runners = self.compile_many::<G>(&[kernels]).await?;
         Ok(runners.pop().expect("one runner per candidate"))
@@ -603,6 +612,8 @@ mod stored {
         for &form in &candidates.forms {
             compose(spec, Stage::Benchmarks, form).hash(&mut hasher);
         }
+        // An entry names its accumulation by its place among the candidates.
+        candidates.accumulations.hash(&mut hasher);
         format!("{:016x}", hasher.finish())
     }
 

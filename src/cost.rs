@@ -14,6 +14,9 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
     let entries: u64 = counts.iter().map(|&c| c as u64).sum();
     let of = |step| match step {
         Step::ConvertPoints => plan.n as u64 * muls.convert,
+        Step::NormalizePoints => {
+            plan.n as u64 * muls.normalize + plan.normalize_threads() as u64 * inversion_muls(&spec.field)
+        }
         // Runs at preparation, not in MSM calls.
         Step::PrecomputeMultiples => 0,
         // Scalars leave arkworks' form with 16-bit products, not field multiplications.

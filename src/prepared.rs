@@ -183,8 +183,9 @@ impl MsmContext {
         Ok(converted)
     }
 
-    /// Submits `convert_points` of `runner` on uploaded points, then with a `folded` plan
-    /// `precompute_multiples`, into the buffers of a new [`PreparedPass`].
+    /// Submits `convert_points` of `runner` on uploaded points (and `normalize_points` where its
+    /// model needs it), then with a `folded` plan `precompute_multiples`, into the buffers of a
+    /// new [`PreparedPass`].
     async fn convert_raw(
         &self,
         runner: &CurveRunner,
@@ -233,13 +234,28 @@ impl MsmContext {
             let convert = Plan::choose(raw.n, spec.scalar_bits).with_inputs(raw.inputs);
             let step = Step::ConvertPoints;
             let convert_params = params(&convert);
-            let bind_group = bind_group(device, &runner.pipelines, step, |b| match b {
+            let conversion = bind_group(device, &runner.pipelines, step, |b| match b {
                 Buffer::Plan => &convert_params,
                 Buffer::RawPoints => &raw.buffers[0],
                 Buffer::RawPointsHigh => &raw.buffers[1],
                 other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
             });
-            submit_pass(gpu, runner.pipelines.get(step), &bind_group, step.dispatch(&convert));
+            submit_pass(gpu, runner.pipelines.get(step), &conversion, step.dispatch(&convert));
+            if spec.normalizes_stored_points() {
+                // Its running products are needed only here.
+                let step = Step::NormalizePoints;
+                let prefixes = empty(
+                    "prepare prefixes",
+                    raw.n as u64 * spec.packed_words(runner.kernels().form) as u64 * 4,
+                    storage,
+                );
+                let normalize = bind_group(device, &runner.pipelines, step, |b| match b {
+                    Buffer::Plan => &convert_params,
+                    Buffer::Prefixes => &prefixes,
+                    other => pass.buffer(other).expect("normalize_points writes only what the bases hold"),
+                });
+                submit_pass(gpu, runner.pipelines.get(step), &normalize, step.dispatch(&convert));
+            }
             if let (Some(plan), Some(pipeline)) = (folded, &precompute) {
                 let step = Step::PrecomputeMultiples;
                 let plan_params = params(&plan);

@@ -67,11 +67,14 @@ pub enum Buffer {
     /// The lowest bad input point of each kind, which `convert_points` records and the host
     /// reads before it uses any result (`FAULT_*` in `common.wgsl`).
     Faults,
+    /// Per point, with affine Edwards bases: `normalize_points`' running product of the Zs
+    /// before it (Montgomery's trick).
+    Prefixes,
 }
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 16] = [
+    pub const ALL: [Buffer; 17] = [
         Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawPointsHigh,
@@ -88,6 +91,7 @@ impl Buffer {
         Buffer::Carries,
         Buffer::ChunkStates,
         Buffer::Faults,
+        Buffer::Prefixes,
     ];
 
     /// Whether shaders bind it as a uniform buffer (all others are storage buffers).
@@ -120,19 +124,30 @@ pub enum Accumulation {
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
     /// maps the window sums back. Exact on every input: a pass that meets a point with no
     /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
-    /// runs again with `Projective`. The default on the curves that have it.
+    /// runs again with `Projective`. The default on the curves that have it, but on software
+    /// GPUs.
     Edwards,
+    /// [`Accumulation::Edwards`] with affine stored points: stage 1 divides each mapped point
+    /// by its Z (`normalize_points`, one inversion per [`crate::plan::NORMALIZE_BATCH`] points),
+    /// so a mixed addition takes 7 multiplications instead of 8 and loads three coordinates
+    /// instead of four, for about 5 more multiplications per point in stage 1 and its share of
+    /// an inversion. The default on software GPUs, whose few threads take large batches; on
+    /// hardware GPUs calibration measures it against the others.
+    EdwardsAffine,
 }
 
 impl Accumulation {
     /// What runs on the curve of `spec` when this is asked for.
     pub fn on(self, spec: &CurveSpec) -> Accumulation {
         match (&spec.model, self) {
-            (CurveModel::ShortWeierstrassA0 { .. }, Accumulation::Edwards) if spec.edwards.is_none() => {
+            (CurveModel::ShortWeierstrassA0 { .. }, Accumulation::Edwards | Accumulation::EdwardsAffine)
+                if spec.edwards.is_none() =>
+            {
                 Accumulation::Projective
             }
             (CurveModel::ShortWeierstrassA0 { .. }, _) => self,
             (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => Accumulation::Projective,
+            (CurveModel::WeierstrassOnEdwards { affine_bases: true, .. }, _) => Accumulation::EdwardsAffine,
             (CurveModel::WeierstrassOnEdwards { .. }, _) => Accumulation::Edwards,
         }
     }
@@ -162,6 +177,9 @@ pub enum Step {
     /// Stage 1: points checked (range, curve equation) and into their stored (Montgomery) form,
     /// with their identity flags and the lowest bad index of each kind.
     ConvertPoints,
+    /// Stage 1, with affine Edwards bases only ([`Accumulation::EdwardsAffine`]): each stored
+    /// point divided by its Z, one inversion per thread's batch of points.
+    NormalizePoints,
     /// Stage 1, at `prepare` with a precompute factor only: each point's multiples
     /// 2^(j·c·W)·P ([`Plan::fold`]) into the stored points, with their flags. Not part of the
     /// curve's pipelines: its pipeline is compiled when first needed.
@@ -200,8 +218,9 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 13] = [
+    pub const ALL: [Step; 14] = [
         Step::ConvertPoints,
+        Step::NormalizePoints,
         Step::PrecomputeMultiples,
         Step::ConvertScalars,
         Step::DecomposeScalars,
@@ -221,6 +240,7 @@ impl Step {
     pub fn name(self) -> &'static str {
         match self {
             Step::ConvertPoints => "convert_points",
+            Step::NormalizePoints => "normalize_points",
             Step::PrecomputeMultiples => "precompute_multiples",
             Step::ConvertScalars => "convert_scalars",
             Step::DecomposeScalars => "decompose_scalars",
@@ -241,7 +261,9 @@ impl Step {
     /// [`Step::CombineCarries`], whose plans keep groups of 1: see [`Plan::for_form`]).
     pub fn of(spec: &CurveSpec, kernels: Kernels) -> impl Iterator<Item = Step> {
         let accumulation = kernels.accumulation.on(spec);
+        let normalizes = spec.running(accumulation).normalizes_stored_points();
         Step::ALL.into_iter().filter(move |step| match step {
+            Step::NormalizePoints => normalizes,
             Step::PrecomputeMultiples => false,
             Step::CombineCarries => !kernels.form.batched(),
             Step::AccumulateChunks => accumulation != Accumulation::BatchAffine,
@@ -255,7 +277,9 @@ impl Step {
     /// The stage whose composed module holds the entry point.
     pub fn stage(self) -> Stage {
         match self {
-            Step::ConvertPoints | Step::PrecomputeMultiples | Step::DecomposeScalars => Stage::ConvertAndDecompose,
+            Step::ConvertPoints | Step::NormalizePoints | Step::PrecomputeMultiples | Step::DecomposeScalars => {
+                Stage::ConvertAndDecompose
+            }
             Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
             // Batch-affine kernels on hardware GPUs compile this module for it.
@@ -324,6 +348,9 @@ impl Step {
                 (8, PointsBack, ReadWrite),
                 (9, RawPointsHigh, Read),
             ],
+            Step::NormalizePoints => {
+                &[(0, Plan, Read), (3, PointsFront, ReadWrite), (8, PointsBack, ReadWrite), (10, Prefixes, ReadWrite)]
+            }
             Step::PrecomputeMultiples => &[
                 (0, Plan, Read),
                 (3, PointsFront, ReadWrite),
@@ -400,6 +427,7 @@ impl Step {
     pub fn dispatch(self, plan: &Plan) -> (u32, u32) {
         match self {
             Step::ConvertPoints | Step::ScatterEntries => dispatch_size(plan.n),
+            Step::NormalizePoints => dispatch_size(plan.normalize_threads()),
             // One thread per point of a set (not per stored multiple).
             Step::PrecomputeMultiples => dispatch_size(plan.scalars_per_set()),
             // One thread per scalar of every set.
@@ -416,7 +444,7 @@ impl Step {
 
     /// Whether runs on prepared bases skip the step: they already hold what it computes.
     pub fn skipped_with_prepared_bases(self) -> bool {
-        matches!(self, Step::ConvertPoints | Step::PrecomputeMultiples)
+        matches!(self, Step::ConvertPoints | Step::NormalizePoints | Step::PrecomputeMultiples)
     }
 
     /// Whether runs on prepared bases bind buffers of the bases for this step instead of the
@@ -451,14 +479,15 @@ mod tests {
     }
 
     /// Runs on prepared bases skip exactly the steps that would write the buffers the bases
-    /// hold (so they never overwrite them), and every step they skip writes nothing else.
+    /// hold (so they never overwrite them), and every step they skip writes nothing else but
+    /// its own scratch (`normalize_points`' running products).
     #[test]
     fn prepared_bases_skip_exactly_the_steps_that_make_them() {
         for step in Step::ALL {
             let writes = |prepared: bool| {
-                step.bindings()
-                    .iter()
-                    .any(|&(_, b, access)| access == Access::ReadWrite && b.held_by_prepared_bases() == prepared)
+                step.bindings().iter().any(|&(_, b, access)| {
+                    access == Access::ReadWrite && b.held_by_prepared_bases() == prepared && b != Buffer::Prefixes
+                })
             };
             assert_eq!(step.skipped_with_prepared_bases(), writes(true), "{step:?}");
             if step.skipped_with_prepared_bases() {

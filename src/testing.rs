@@ -65,6 +65,21 @@ pub fn shared_batch_affine_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()).map(with_affine))).as_ref()
 }
 
+/// Like [`shared_context`], but accumulating BLS12-377 on its Edwards model with extended
+/// stored points ([`Accumulation::Edwards`], what hardware GPUs run unless calibration finds
+/// otherwise), so that path is tested on the software GPUs too, whose default is
+/// [`Accumulation::EdwardsAffine`].
+pub fn shared_extended_edwards_context() -> Option<&'static MsmContext> {
+    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
+    let extended = |ctx: MsmContext| ctx.with_accumulation(Accumulation::Edwards);
+    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()).map(extended))).as_ref()
+}
+
+/// Whether `ctx` runs on a software GPU (lavapipe, SwiftShader), whose defaults differ.
+pub fn is_software_gpu(ctx: &MsmContext) -> bool {
+    ctx.gpu().software
+}
+
 fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {
     match result {
         Ok(ctx) => Some(ctx),

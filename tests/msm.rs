@@ -153,15 +153,32 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
 
 /// BLS12-377 runs on its twisted Edwards model by default, where points outside G1 may have no
 /// image or make an addition exceptional; such passes run again on the Weierstrass model, so
-/// every input still gets arkworks' answer (never an error), through `msm` and prepared bases.
+/// every input still gets arkworks' answer (never an error), through `msm` and prepared bases:
+/// with affine stored points (the default on software GPUs, these tests' adapters) and with
+/// extended ones (the default on hardware GPUs).
 #[cfg(feature = "bls12-377")]
 #[test]
 fn bls12_377_edwards_model_is_exact_outside_g1() {
-    use ark_bls12_377::{Fq, Fr, G1Affine};
+    use ark_bls12_377::G1Affine;
     use webgpu_msm::step::Accumulation;
+    use webgpu_msm::testing::{is_software_gpu, shared_extended_edwards_context};
     let Some(ctx) = context() else { return };
     let kernels = pollster::block_on(ctx.calibration::<G1Affine>()).expect("calibrates").kernels;
-    assert_eq!(kernels.accumulation, Accumulation::Edwards, "the default accumulation of bls12-377");
+    let default = match is_software_gpu(ctx) {
+        true => Accumulation::EdwardsAffine,
+        false => Accumulation::Edwards,
+    };
+    assert_eq!(kernels.accumulation, default, "the default accumulation of bls12-377");
+    edwards_model_is_exact_outside_g1(ctx);
+    let extended = shared_extended_edwards_context().expect("an adapter, as above");
+    let kernels = pollster::block_on(extended.calibration::<G1Affine>()).expect("calibrates").kernels;
+    assert_eq!(kernels.accumulation, Accumulation::Edwards);
+    edwards_model_is_exact_outside_g1(extended);
+}
+
+#[cfg(feature = "bls12-377")]
+fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
+    use ark_bls12_377::{Fq, Fr, G1Affine};
     let mut rng = StdRng::seed_from_u64(12);
     let n = 200;
     let g1 = random_points::<G1Affine>(n, &mut rng);

@@ -22,7 +22,12 @@ const FORMS: [MulForm; 5] = [
 
 /// Every curve's spec, and the Edwards model's of the curves that have one.
 fn specs() -> Vec<&'static CurveSpec> {
-    CurveId::ALL.iter().flat_map(|c| std::iter::once(c.spec()).chain(c.spec().edwards.as_deref())).collect()
+    CurveId::ALL
+        .iter()
+        .flat_map(|c| {
+            std::iter::once(c.spec()).chain(c.spec().edwards.as_deref()).chain(c.spec().edwards_affine.as_deref())
+        })
+        .collect()
 }
 
 /// Every spec in every form of `FORMS`, and in SwiftShader's own form where SwiftShader runs
@@ -102,11 +107,13 @@ fn narrow_forms_use_no_64_bit_integers() {
 #[test]
 fn step_table_matches_the_shaders() {
     use naga::valid::GlobalUse;
-    let cases = cases()
-        .into_iter()
-        .flat_map(|c| [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards].map(|a| (c, a)));
+    let cases = cases().into_iter().flat_map(|c| {
+        [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards, Accumulation::EdwardsAffine]
+            .map(|a| (c, a))
+    });
     for ((spec, base_form), accumulation) in cases {
         let accumulation = accumulation.on(spec);
+        let spec = spec.running(accumulation);
         // With the step that is compiled on demand, which holds to the table too.
         let kernels = Kernels { form: base_form, accumulation };
         let steps = || Step::of(spec, kernels).chain([Step::PrecomputeMultiples]);

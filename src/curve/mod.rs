@@ -42,6 +42,9 @@ pub enum CurveModel {
         b: BigUint,
         /// The map's constants, with the Edwards coefficient `d`.
         map: EdwardsConstants,
+        /// Whether stored points are affine, (y − x, y + x, 2d·x·y), divided by their Z in stage
+        /// 1 ([`Accumulation::EdwardsAffine`]), rather than extended (Y − X, Y + X, 2d·T, 2Z).
+        affine_bases: bool,
     },
 }
 
@@ -70,6 +73,8 @@ pub struct CurveSpec {
     /// The spec of the same curve computed on its twisted Edwards model
     /// ([`CurveModel::WeierstrassOnEdwards`]), for short Weierstrass curves that have one.
     pub edwards: Option<Box<CurveSpec>>,
+    /// The same with affine stored points ([`Accumulation::EdwardsAffine`]).
+    pub edwards_affine: Option<Box<CurveSpec>>,
 }
 
 /// Fp2 = Fp[u]/(u² − β).
@@ -108,14 +113,21 @@ impl CurveSpec {
     }
 
     /// Coordinates of an input point as stored on the GPU after conversion: affine (x, y) for
-    /// short Weierstrass, (y−x, y+x, 2d·x·y) for twisted Edwards, and (Y−X, Y+X, 2d·T, 2Z) of
-    /// the extended Edwards image for a Weierstrass curve on its Edwards model.
+    /// short Weierstrass, (y−x, y+x, 2d·x·y) for twisted Edwards, and for a Weierstrass curve on
+    /// its Edwards model (Y−X, Y+X, 2d·T, 2Z) of the extended image, or with affine bases
+    /// (y−x, y+x, 2d·x·y) of the affine one.
     pub fn stored_coords(&self) -> usize {
         match self.model {
             CurveModel::ShortWeierstrassA0 { .. } => 2,
-            CurveModel::TwistedEdwardsAMinus1 { .. } => 3,
-            CurveModel::WeierstrassOnEdwards { .. } => 4,
+            CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { affine_bases: true, .. } => 3,
+            CurveModel::WeierstrassOnEdwards { affine_bases: false, .. } => 4,
         }
+    }
+
+    /// Whether stage 1 divides the stored points by their Z after converting them
+    /// ([`crate::step::Step::NormalizePoints`]).
+    pub fn normalizes_stored_points(&self) -> bool {
+        matches!(self.model, CurveModel::WeierstrassOnEdwards { affine_bases: true, .. })
     }
 
     /// Of [`Self::stored_coords`], those in the first of the two buffers that hold stored points
@@ -133,10 +145,12 @@ impl CurveSpec {
     }
 
     /// The spec the pipelines of `accumulation` run: the Edwards model's for
-    /// [`Accumulation::Edwards`] where the curve has one, else this one.
+    /// [`Accumulation::Edwards`] and [`Accumulation::EdwardsAffine`] where the curve has one,
+    /// else this one.
     pub fn running(&self, accumulation: Accumulation) -> &CurveSpec {
-        match (&self.edwards, accumulation) {
-            (Some(edwards), Accumulation::Edwards) => edwards,
+        match (&self.edwards, &self.edwards_affine, accumulation) {
+            (Some(edwards), _, Accumulation::Edwards) => edwards,
+            (_, Some(affine), Accumulation::EdwardsAffine) => affine,
             _ => self,
         }
     }
@@ -164,15 +178,31 @@ impl CurveSpec {
                 let m = self.base_muls_per_mul();
                 let b3: Vec<BigUint> = b.iter().map(|c| (c * 3u32) % &self.field.modulus).collect();
                 let by_b3 = 2 * crate::wgsl::field_gen::constant_mul_cost(&b3);
-                OpMuls { convert: 5 * m, add_stored: 11 * m + by_b3, add: 12 * m + by_b3, affine_add: 6 * m }
+                OpMuls {
+                    convert: 5 * m,
+                    add_stored: 11 * m + by_b3,
+                    add: 12 * m + by_b3,
+                    affine_add: 6 * m,
+                    normalize: 0,
+                }
             }
             // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion: x and y into
             // Montgomery form, the curve equation (4) and x·y·2d. No affine accumulation on
             // this model.
-            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 8, add_stored: 7, add: 9, affine_add: 0 },
+            CurveModel::TwistedEdwardsAMinus1 { .. } => {
+                OpMuls { convert: 8, add_stored: 7, add: 9, affine_add: 0, normalize: 0 }
+            }
             // HWCD with the precomputed (Y − X, Y + X, 2d·T, 2Z) of an extended image;
             // conversion: Montgomery form (2), the Weierstrass equation (3) and the map (6).
-            CurveModel::WeierstrassOnEdwards { .. } => OpMuls { convert: 11, add_stored: 8, add: 9, affine_add: 0 },
+            CurveModel::WeierstrassOnEdwards { affine_bases: false, .. } => {
+                OpMuls { convert: 11, add_stored: 8, add: 9, affine_add: 0, normalize: 0 }
+            }
+            // With affine bases: the map stops at (Y − X, Y + X, Z) (4 instead of 6), and
+            // normalize_points spends 1 forward and 6 backward (the inverse and its update, the
+            // two coordinates, 2d·x·y) per point, plus its share of an inversion.
+            CurveModel::WeierstrassOnEdwards { affine_bases: true, .. } => {
+                OpMuls { convert: 9, add_stored: 7, add: 9, affine_add: 0, normalize: 7 }
+            }
         }
     }
 
@@ -203,6 +233,9 @@ pub struct OpMuls {
     /// A batch-affine addition of a point to a chunk's affine running sum, without its share of
     /// the batch's inversion.
     pub affine_add: u64,
+    /// Dividing one stored point by its Z after conversion, without its share of the batch's
+    /// inversion (0 where stored points need no division).
+    pub normalize: u64,
 }
 
 pub(crate) mod sealed {
@@ -425,8 +458,16 @@ pub(crate) fn spec_of<
             scalar_modulus: BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le()),
             model,
             edwards: None,
+            edwards_affine: None,
         };
-        let edwards = edwards.map(|model| Box::new(CurveSpec { model, ..spec.clone() }));
-        CurveSpec { edwards, ..spec }
+        let with_model = |model| Some(Box::new(CurveSpec { model, ..spec.clone() }));
+        let edwards_affine = match &edwards {
+            Some(CurveModel::WeierstrassOnEdwards { b, map, .. }) => {
+                with_model(CurveModel::WeierstrassOnEdwards { b: b.clone(), map: map.clone(), affine_bases: true })
+            }
+            _ => None,
+        };
+        let edwards = edwards.and_then(with_model);
+        CurveSpec { edwards, edwards_affine, ..spec }
     })
 }

@@ -69,8 +69,11 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
             let b = components_of(&C::COEFF_B);
-            let edwards =
-                C::edwards_map().map(|map| CurveModel::WeierstrassOnEdwards { b: b[0].clone(), map: map.constants() });
+            let edwards = C::edwards_map().map(|map| CurveModel::WeierstrassOnEdwards {
+                b: b[0].clone(),
+                map: map.constants(),
+                affine_bases: false,
+            });
             (CurveModel::ShortWeierstrassA0 { b }, edwards)
         })
     }

@@ -348,15 +348,22 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
             CurveModel::TwistedEdwardsAMinus1 { d } => {
                 vec![(&y + modulus - &x) % modulus, (&y + &x) % modulus, (x * y * d * 2u32) % modulus]
             }
-            CurveModel::WeierstrassOnEdwards { map, .. } => {
+            CurveModel::WeierstrassOnEdwards { map, affine_bases, .. } => {
                 // (Y − X, Y + X, 2d·T, 2Z) of X = κ·w·(w + t), Y = (w − t)·y, T = κ·w·(w − t),
-                // Z = y·(w + t), w = x − α.
+                // Z = y·(w + t), w = x − α; with affine bases (v − u, v + u, 2d·u·v) of
+                // u = X/Z, v = Y/Z.
                 let m = |v: BigUint| v % modulus;
                 let w = m(x + modulus - &map.alpha);
                 let (plus, minus) = (m(&w + &map.t), m(&w + modulus - &map.t));
                 let (ex, ey) = (m(&map.kappa * &w * &plus), m(&minus * &y));
                 let (et, ez) = (m(&map.kappa * &w * &minus), m(&y * &plus));
-                vec![m(&ey + modulus - &ex), m(&ey + &ex), m(et * &map.d * 2u32), m(ez * 2u32)]
+                if *affine_bases {
+                    let inverse = ez.modpow(&(modulus - 2u32), modulus);
+                    let (u, v) = (m(ex * &inverse), m(ey * &inverse));
+                    vec![m(&v + modulus - &u), m(&v + &u), m(u * v * &map.d * 2u32)]
+                } else {
+                    vec![m(&ey + modulus - &ex), m(&ey + &ex), m(et * &map.d * 2u32), m(ez * 2u32)]
+                }
             }
         };
         assert_eq!(coords, expected, "stage 1 point {i}");

@@ -44,9 +44,13 @@ impl BufferSizes {
             // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
             Buffer::ChunkStates => match kernels.accumulation.on(spec) {
                 Accumulation::BatchAffine => plan.total_chunks() as u64 * (3 * field + 16),
-                Accumulation::Projective | Accumulation::Edwards => 0,
+                Accumulation::Projective | Accumulation::Edwards | Accumulation::EdwardsAffine => 0,
             },
             Buffer::Faults => FAULTS_BYTES,
+            Buffer::Prefixes => match spec.normalizes_stored_points() {
+                true => n * field,
+                false => 0,
+            },
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes(sizes.map(|s| s.max(16)))
@@ -71,9 +75,14 @@ impl BufferSizes {
     /// upload no points: the workspace's copies of those hold one point (`one_point`: the sizes
     /// of a one-point plan), the least a binding takes.
     pub(crate) fn for_prepared_bases(mut self, one_point: &BufferSizes) -> Self {
-        for buffer in
-            [Buffer::RawPoints, Buffer::RawPointsHigh, Buffer::PointsFront, Buffer::PointsBack, Buffer::Identity]
-        {
+        for buffer in [
+            Buffer::RawPoints,
+            Buffer::RawPointsHigh,
+            Buffer::PointsFront,
+            Buffer::PointsBack,
+            Buffer::Identity,
+            Buffer::Prefixes,
+        ] {
             self.0[buffer as usize] = one_point.get(buffer);
         }
         self
@@ -331,7 +340,12 @@ mod tests {
         let limits = wgpu::Limits::default();
         for spec in crate::CurveId::ALL.iter().map(|id| id.spec()) {
             for form in [MulForm::WIDE, MulForm::ROLLED] {
-                for accumulation in [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards] {
+                for accumulation in [
+                    Accumulation::Projective,
+                    Accumulation::BatchAffine,
+                    Accumulation::Edwards,
+                    Accumulation::EdwardsAffine,
+                ] {
                     let kernels = Kernels { form, accumulation };
                     let points = max_points(spec, kernels, &limits, 1);
                     assert!(points >= 1 << 20, "{} {kernels:?}: {points} points per pass", spec.name);

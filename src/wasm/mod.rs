@@ -53,7 +53,7 @@ export interface Kernels {
   /** Whether independent products advance together (software GPUs) or one after another. */
   batched: boolean;
   /** How buckets are accumulated. */
-  accumulation: "projective" | "batch-affine" | "edwards";
+  accumulation: "projective" | "batch-affine" | "edwards" | "edwards-affine";
 }
 /** How `MsmContext.prepare` keeps bases on the GPU. */
 export interface PrepareOptions {
@@ -144,7 +144,7 @@ impl JsMsmContext {
 
     /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
     /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, batched: boolean,
-    /// accumulation: "projective" | "batch-affine" | "edwards" }`. Browsers lack 64-bit integers, so
+    /// accumulation: "projective" | "batch-affine" | "edwards" | "edwards-affine" }`. Browsers lack 64-bit integers, so
     /// `limbBits` is 13; products are batched on software GPUs (SwiftShader, llvmpipe), one
     /// after another on hardware GPUs.
     #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
@@ -159,6 +159,7 @@ impl JsMsmContext {
                 crate::step::Accumulation::Projective => "projective",
                 crate::step::Accumulation::BatchAffine => "batch-affine",
                 crate::step::Accumulation::Edwards => "edwards",
+                crate::step::Accumulation::EdwardsAffine => "edwards-affine",
             };
             Reflect::set(&object, &"accumulation".into(), &accumulation.into())?;
             Ok(object.into())

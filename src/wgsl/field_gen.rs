@@ -303,14 +303,15 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
             let mut out = coordinate_const("B", "b, Montgomery form", &mont_all(b), f, packed);
             out += &coordinate_const("B3", "3·b, Montgomery form", &mont_all(&b3), f, packed);
             out += &mul_by_constant("mul_by_b3", &b3, f, packed);
-            out
+            out + NOT_NORMALIZED
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
             field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
                 + "// d is not a square: the Edwards formulas are complete.\nconst EDWARDS_INCOMPLETE: bool = false;\n"
+                + NOT_NORMALIZED
         }
-        CurveModel::WeierstrassOnEdwards { b, map } => {
+        CurveModel::WeierstrassOnEdwards { b, map, affine_bases } => {
             let d2 = (&map.d * 2u32) % &f.modulus;
             let mut out = field_const("B", "b of the Weierstrass equation, Montgomery form", &mont(b), f, packed);
             out += &field_const("D2", "2·d of the Edwards model, Montgomery form", &mont(&d2), f, packed);
@@ -318,10 +319,23 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
                 &field_const("EDWARDS_ALPHA", "α: (α, 0) has order 2, Montgomery form", &mont(&map.alpha), f, packed);
             out += &field_const("EDWARDS_T", "t = √(3α²), Montgomery form", &mont(&map.t), f, packed);
             out += &field_const("EDWARDS_KAPPA", "κ = √(−(3α + 2t)), Montgomery form", &mont(&map.kappa), f, packed);
+            if *affine_bases {
+                // d/2 = d·(p + 1)/2.
+                let half = (&map.d * ((&f.modulus + 1u32) >> 1)) % &f.modulus;
+                out += &field_const("D_HALF", "d/2 of the Edwards model, Montgomery form", &mont(&half), f, packed);
+            }
+            out += &format!(
+                "// Stored points are divided by their Z after conversion (normalize_points).\n\
+                 const NORMALIZE_STORED_POINTS: bool = {affine_bases};\n"
+            );
             out + "// d is a square: some additions are exceptional (see te_points.wgsl).\nconst EDWARDS_INCOMPLETE: bool = true;\n"
         }
     }
 }
+
+/// `NORMALIZE_STORED_POINTS` of the models whose conversion stores points as they will be added.
+const NOT_NORMALIZED: &str =
+    "// Stored points are final after conversion (no normalize_points).\nconst NORMALIZE_STORED_POINTS: bool = false;\n";
 
 /// The constant as a small positive integer, where it is one (an addition chain multiplies by it).
 fn small_integer(k: &BigUint) -> Option<u32> {
