@@ -36,9 +36,9 @@
 //!   devices where the form was not measured (browsers, which lack 64-bit integers, and
 //!   contexts with a fixed form): there is no rate to predict from, and measuring one would cost
 //!   every page load a compilation. The first candidate is [`Accumulation::Projective`], but on
-//!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on software
-//!   GPUs (browsers too, where the adapter names one) [`Accumulation::EdwardsAffine`]. An
-//!   unlimited budget (`f64::INFINITY`) measures the accumulations everywhere.
+//!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on llvmpipe
+//!   (lavapipe natively, Deno's WebGPU on it) [`Accumulation::EdwardsAffine`]. An unlimited
+//!   budget (`f64::INFINITY`) measures the accumulations everywhere.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -125,11 +125,12 @@ impl Candidates {
         };
         let accumulations = match fixed.accumulation {
             Some(accumulation) => vec![accumulation.on(spec)],
-            // The first is what runs unmeasured: on software GPUs affine Edwards bases, whose
-            // normalization takes batches of NORMALIZE_BATCH points, which their few threads
-            // afford (BENCHMARKS.md); elsewhere the extended ones.
+            // The first is what runs unmeasured: affine Edwards bases on llvmpipe, whose few
+            // threads afford batches of NORMALIZE_BATCH points in normalize_points; elsewhere
+            // the extended ones (on SwiftShader affine bases measured level warm and 10% slower
+            // cold in Chromium, which compiles one more kernel; BENCHMARKS.md).
             None => {
-                let edwards = match gpu.software {
+                let edwards = match gpu.software && !gpu.swiftshader {
                     true => [Accumulation::EdwardsAffine, Accumulation::Edwards],
                     false => [Accumulation::Edwards, Accumulation::EdwardsAffine],
                 };

@@ -124,15 +124,15 @@ pub enum Accumulation {
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
     /// maps the window sums back. Exact on every input: a pass that meets a point with no
     /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
-    /// runs again with `Projective`. The default on the curves that have it, but on software
-    /// GPUs.
+    /// runs again with `Projective`. The default on the curves that have it, but on llvmpipe.
     Edwards,
     /// [`Accumulation::Edwards`] with affine stored points: stage 1 divides each mapped point
     /// by its Z (`normalize_points`, one inversion per [`crate::plan::NORMALIZE_BATCH`] points),
     /// so a mixed addition takes 7 multiplications instead of 8 and loads three coordinates
     /// instead of four, for about 5 more multiplications per point in stage 1 and its share of
-    /// an inversion. The default on software GPUs, whose few threads take large batches; on
-    /// hardware GPUs calibration measures it against the others.
+    /// an inversion. The default on llvmpipe, whose few threads take large batches (on
+    /// SwiftShader it measured level); on hardware GPUs calibration measures it against the
+    /// others.
     EdwardsAffine,
 }
 
@@ -314,8 +314,12 @@ impl Step {
     /// each step reads what the one before wrote.
     pub fn form(self, spec: &CurveSpec, form: MulForm) -> MulForm {
         match (self, form) {
-            (Step::SumWindows, MulForm::Wide { batched: true, .. }) => MulForm::Wide { rounds: 1, batched: true },
-            (Step::SumWindows, MulForm::Rolled { batched: true, .. }) => MulForm::Rolled { rounds: 1, batched: true },
+            (Step::SumWindows | Step::NormalizePoints, MulForm::Wide { batched: true, .. }) => {
+                MulForm::Wide { rounds: 1, batched: true }
+            }
+            (Step::SumWindows | Step::NormalizePoints, MulForm::Rolled { batched: true, .. }) => {
+                MulForm::Rolled { rounds: 1, batched: true }
+            }
             (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
             (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,
             _ => form,

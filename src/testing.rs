@@ -66,8 +66,8 @@ pub fn shared_batch_affine_context() -> Option<&'static MsmContext> {
 }
 
 /// Like [`shared_context`], but accumulating BLS12-377 on its Edwards model with extended
-/// stored points ([`Accumulation::Edwards`], what hardware GPUs run unless calibration finds
-/// otherwise), so that path is tested on the software GPUs too, whose default is
+/// stored points ([`Accumulation::Edwards`], what hardware GPUs and SwiftShader run unless
+/// calibration finds otherwise), so that path is tested on lavapipe too, whose default is
 /// [`Accumulation::EdwardsAffine`].
 pub fn shared_extended_edwards_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
@@ -75,9 +75,13 @@ pub fn shared_extended_edwards_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()).map(extended))).as_ref()
 }
 
-/// Whether `ctx` runs on a software GPU (lavapipe, SwiftShader), whose defaults differ.
-pub fn is_software_gpu(ctx: &MsmContext) -> bool {
-    ctx.gpu().software
+/// The accumulation BLS12-377 runs on `ctx`'s adapter where calibration does not time the
+/// accumulations: its Edwards model, with affine stored points on llvmpipe.
+pub fn default_edwards_accumulation(ctx: &MsmContext) -> Accumulation {
+    match ctx.gpu().software && !ctx.gpu().swiftshader {
+        true => Accumulation::EdwardsAffine,
+        false => Accumulation::Edwards,
+    }
 }
 
 fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {

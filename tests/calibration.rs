@@ -10,7 +10,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::Accumulation;
-use webgpu_msm::testing::{is_software_gpu, shared_context, tests_every_form};
+use webgpu_msm::testing::{default_edwards_accumulation, shared_context, tests_every_form};
 use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{Calibration, CurveFn, CurveId, CurveModel, GpuCurve, MsmContext};
 
@@ -36,8 +36,8 @@ fn is_short_weierstrass<G: GpuCurve>() -> bool {
 
 /// The default context's choice for every curve: one of the forms the device runs (both
 /// measured where it has 64-bit integers), the default accumulation unmeasured on a device too
-/// slow for the budget (on BLS12-377 the Edwards model, with affine stored points on software
-/// GPUs; projective elsewhere) or a measured one, the faster of those measured.
+/// slow for the budget (on BLS12-377 the Edwards model, with affine stored points on llvmpipe;
+/// projective elsewhere) or a measured one, the faster of those measured.
 struct DefaultChoice;
 
 impl CurveFn for DefaultChoice {
@@ -55,11 +55,8 @@ impl CurveFn for DefaultChoice {
         match chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
             Some((fastest, _)) => assert_eq!(chosen.kernels.accumulation, *fastest, "{chosen:?}"),
             None => {
-                let first = match is_software_gpu(ctx) {
-                    true => Accumulation::EdwardsAffine,
-                    false => Accumulation::Edwards,
-                };
-                assert_eq!(chosen.kernels.accumulation, first.on(G::spec()), "{chosen:?}")
+                let first = default_edwards_accumulation(ctx).on(G::spec());
+                assert_eq!(chosen.kernels.accumulation, first, "{chosen:?}")
             }
         }
         if !is_short_weierstrass::<G>() {
@@ -144,9 +141,9 @@ impl CurveFn for FullCalibration {
         let measured: Vec<Accumulation> = chosen.accumulation_seconds.iter().map(|(a, _)| *a).collect();
         let mut candidates = vec![Accumulation::Projective, Accumulation::BatchAffine];
         if G::spec().edwards.is_some() {
-            let edwards = match is_software_gpu(&ctx) {
-                true => [Accumulation::EdwardsAffine, Accumulation::Edwards],
-                false => [Accumulation::Edwards, Accumulation::EdwardsAffine],
+            let edwards = match default_edwards_accumulation(&ctx) {
+                Accumulation::EdwardsAffine => [Accumulation::EdwardsAffine, Accumulation::Edwards],
+                _ => [Accumulation::Edwards, Accumulation::EdwardsAffine],
             };
             candidates.splice(0..0, edwards);
         }

@@ -154,22 +154,21 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
 /// BLS12-377 runs on its twisted Edwards model by default, where points outside G1 may have no
 /// image or make an addition exceptional; such passes run again on the Weierstrass model, so
 /// every input still gets arkworks' answer (never an error), through `msm` and prepared bases:
-/// with affine stored points (the default on software GPUs, these tests' adapters) and with
-/// extended ones (the default on hardware GPUs).
+/// with affine stored points (the default on llvmpipe) and with extended ones (the default on
+/// hardware GPUs and SwiftShader).
 #[cfg(feature = "bls12-377")]
 #[test]
 fn bls12_377_edwards_model_is_exact_outside_g1() {
     use ark_bls12_377::G1Affine;
     use webgpu_msm::step::Accumulation;
-    use webgpu_msm::testing::{is_software_gpu, shared_extended_edwards_context};
+    use webgpu_msm::testing::{default_edwards_accumulation, shared_extended_edwards_context};
     let Some(ctx) = context() else { return };
     let kernels = pollster::block_on(ctx.calibration::<G1Affine>()).expect("calibrates").kernels;
-    let default = match is_software_gpu(ctx) {
-        true => Accumulation::EdwardsAffine,
-        false => Accumulation::Edwards,
-    };
+    let default = default_edwards_accumulation(ctx);
     assert_eq!(kernels.accumulation, default, "the default accumulation of bls12-377");
-    edwards_model_is_exact_outside_g1(ctx);
+    let affine = pollster::block_on(MsmContext::new()).expect("an adapter, as above");
+    let affine = affine.with_accumulation(Accumulation::EdwardsAffine);
+    edwards_model_is_exact_outside_g1(&affine);
     let extended = shared_extended_edwards_context().expect("an adapter, as above");
     let kernels = pollster::block_on(extended.calibration::<G1Affine>()).expect("calibrates").kernels;
     assert_eq!(kernels.accumulation, Accumulation::Edwards);
