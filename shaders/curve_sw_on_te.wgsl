@@ -9,15 +9,11 @@
 
 #if NORMALIZE_STORED_POINTS
 // An input point after stage 1 (affine bases): (y − x, y + x, 2d·x·y) of its affine Edwards
-// image, the precomputed form of HWCD's mixed addition (7 multiplications). convert_points
-// stores (Y − X, Y + X, Z) of the extended image (no inversion there); normalize_points divides
-// by Z, one inversion per batch of points, and computes 2d·x·y. All zeros for a point with no
-// image: convert_points gives it no digits and reports it, and the host adds its multiple.
-struct Stored { y_minus_x: Field, y_plus_x: Field, t2d: Field }
-struct StoredPacked { c: array<PackedField, 3> }
-// Its halves as two storage buffers hold them (points_front, points_back; see stored_front).
-struct StoredFront { c: array<PackedField, 2> }
-struct StoredBack { c: array<PackedField, 1> }
+// image (te_stored_affine.wgsl). convert_points stores (Y − X, Y + X, Z) of the extended image
+// (no inversion there); normalize_points divides by Z, one inversion per batch of points, and
+// computes 2d·x·y. All zeros for a point with no image: convert_points gives it no digits and
+// reports it, and the host adds its multiple.
+#import te_stored_affine
 #else
 // An input point after conversion: (Y − X, Y + X, 2d·T, 2Z) of its extended Edwards image, the
 // precomputed form of HWCD's addition (8 multiplications; Z is not 1, which saves the
@@ -79,7 +75,8 @@ fn stored_from_raw(raw: RawPoint) -> Stored {
     let xy = field_mul_x2(field_from_words(raw.x), R2_MOD_P, field_from_words(raw.y), R2_MOD_P);
     let q = stored_from_affine(xy.r[0], xy.r[1]);
 #if NORMALIZE_STORED_POINTS
-    return stored_normalize(q, field_inv(stored_denominator(stored_back(stored_pack(q)))));
+    // Z lies in the third coordinate until normalized (the inverse of zero, for no image, is zero).
+    return stored_normalize(q, field_inv(q.t2d));
 #else
     return q;
 #endif
@@ -90,51 +87,6 @@ fn stored_from_raw(raw: RawPoint) -> Stored {
 // never (0, 0) on the curve).
 fn stored_lacks_image(q: Stored) -> bool {
     return field_eq(q.y_minus_x, FIELD_ZERO) && field_eq(q.y_plus_x, FIELD_ZERO);
-}
-
-// −(x, y) = (−x, y): swaps y − x with y + x and negates 2d·x·y.
-fn stored_negate(q: Stored) -> Stored {
-    return Stored(q.y_plus_x, q.y_minus_x, field_neg(q.t2d));
-}
-
-// The stored form of an extended point: one inversion to affine. The all-zero point (an
-// exceptional addition or doubling) stays all zero (the inverse of zero is zero), which
-// stored_lacks_image reports.
-fn stored_from_point(p: Point) -> Stored {
-    let inverse = field_inv(p.z);
-    let m = field_mul_x2(p.x, inverse, p.y, inverse);
-    return Stored(field_sub(m.r[1], m.r[0]), field_add(m.r[1], m.r[0]), field_mul(field_mul(m.r[0], m.r[1]), D2));
-}
-
-// The identity's stored form, (1, 1, 0), adds as the identity: no point needs skipping.
-fn point_is_identity(p: Point) -> bool {
-    return false;
-}
-
-fn point_add_stored(p: Point, q: Stored) -> Point {
-    let m = field_mul_x3(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d);
-    return point_combine(m.r[0], m.r[1], m.r[2], field_double(p.z));
-}
-
-fn stored_pack(q: Stored) -> StoredPacked {
-    return StoredPacked(array<PackedField, 3>(field_pack(q.y_minus_x), field_pack(q.y_plus_x), field_pack(q.t2d)));
-}
-
-fn stored_unpack(q: StoredPacked) -> Stored {
-    return Stored(field_unpack(q.c[0]), field_unpack(q.c[1]), field_unpack(q.c[2]));
-}
-
-// Stored points lie in two buffers, (y − x, y + x) in points_front and 2d·x·y in points_back.
-fn stored_front(q: StoredPacked) -> StoredFront {
-    return StoredFront(array<PackedField, 2>(q.c[0], q.c[1]));
-}
-
-fn stored_back(q: StoredPacked) -> StoredBack {
-    return StoredBack(array<PackedField, 1>(q.c[2]));
-}
-
-fn stored_unpack_halves(front: StoredFront, back: StoredBack) -> Stored {
-    return Stored(field_unpack(front.c[0]), field_unpack(front.c[1]), field_unpack(back.c[0]));
 }
 #else
 // Whether the point had no Edwards image (stored_from_affine stored zeros).

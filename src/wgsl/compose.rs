@@ -104,6 +104,7 @@ fn module(name: &str, spec: &CurveSpec, form: MulForm) -> Option<String> {
         "stash" => stash::stash_module(spec, form),
         "sw_inputs" => include_str!("../../shaders/sw_inputs.wgsl").to_string(),
         "te_points" => include_str!("../../shaders/te_points.wgsl").to_string(),
+        "te_stored_affine" => include_str!("../../shaders/te_stored_affine.wgsl").to_string(),
         _ => return None,
     })
 }
