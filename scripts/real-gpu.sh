@@ -20,6 +20,9 @@
 #             too where present, in turn
 #   prepared  calls on prepared bases, each G1 curve at 2^PREPARED_SIZE (default 20), with each
 #             precompute factor of PREPARED_FACTORS (default "1 4")
+#   edwards   bls12-377 on its Edwards model with extended and with affine stored points
+#             (--accumulation edwards / edwards-affine) at 2^16 and 2^20, each with calls on
+#             prepared bases (--prepared 1), which normalize once, at prepare
 #   groth16   a proof of CONSTRAINTS constraints (default 65536) on GROTH16_CURVES, against
 #             ark-groth16
 #   host      host share at 2^20
@@ -138,6 +141,13 @@ for phase in "$@"; do
         for curve in $curves; do
             for factor in ${PREPARED_FACTORS:-1 4}; do
                 main_job "$curve prepared $factor" msm "$curve" "${PREPARED_SIZE:-20}" --prepared "$factor"
+            done
+        done
+        ;;
+    edwards)
+        for size in 16 20; do
+            for accumulation in edwards edwards-affine; do
+                main_job "bls12-377 $accumulation" msm bls12-377 "$size" --accumulation "$accumulation" --prepared 1
             done
         done
         ;;
