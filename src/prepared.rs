@@ -242,13 +242,9 @@ impl MsmContext {
             });
             submit_pass(gpu, runner.pipelines.get(step), &conversion, step.dispatch(&convert));
             if spec.normalizes_stored_points() {
-                // Its running products are needed only here.
+                // Its running products are needed only here, sized as a workspace's.
                 let step = Step::NormalizePoints;
-                let prefixes = empty(
-                    "prepare prefixes",
-                    raw.n as u64 * spec.packed_words(runner.kernels().form) as u64 * 4,
-                    storage,
-                );
+                let prefixes = empty("prepare prefixes", runner.buffer_sizes(&convert).get(Buffer::Prefixes), storage);
                 let normalize = bind_group(device, &runner.pipelines, step, |b| match b {
                     Buffer::Plan => &convert_params,
                     Buffer::Prefixes => &prefixes,
