@@ -281,7 +281,12 @@ fn print_prepared<G: GpuCurve>(
             return false;
         }
     };
-    println!("prepared bases (precompute factor {factor}) in {:.2?}", started.elapsed());
+    let kernels = bases.kernels();
+    println!(
+        "prepared bases (precompute factor {factor}, {:?} accumulation) in {:.2?}",
+        kernels.accumulation,
+        started.elapsed()
+    );
     time_calls::<G>("GPU warm on prepared bases back to back", calls, expected, || {
         pollster::block_on(ctx.msm_prepared(&bases, scalars))
     })

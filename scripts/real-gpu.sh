@@ -22,7 +22,8 @@
 #             precompute factor of PREPARED_FACTORS (default "1 4")
 #   edwards   bls12-377 on its Edwards model with extended and with affine stored points
 #             (--accumulation edwards / edwards-affine) at 2^16 and 2^20, each with calls on
-#             prepared bases (--prepared 1), which normalize once, at prepare
+#             prepared bases (--prepared 1), which store affine points in both (they normalize
+#             once, at prepare); msm-base's prepared bases, where present, store extended ones
 #   groth16   a proof of CONSTRAINTS constraints (default 65536) on GROTH16_CURVES, against
 #             ark-groth16
 #   host      host share at 2^20
@@ -149,6 +150,8 @@ for phase in "$@"; do
             for accumulation in edwards edwards-affine; do
                 main_job "bls12-377 $accumulation" msm bls12-377 "$size" --accumulation "$accumulation" --prepared 1
             done
+            [[ -x $bin/msm-base ]] &&
+                main_job "bls12-377 edwards (base)" msm-base bls12-377 "$size" --accumulation edwards --prepared 1
         done
         ;;
     groth16)

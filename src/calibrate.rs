@@ -17,7 +17,7 @@
 //!   and on a driver that compiles at creation, such as RADV's, the 13-bit mixed addition alone
 //!   took 4–359 s). Software GPUs, which have no register budget to exceed, decide on them.
 //!   Hardware GPUs decide on them where the fastest multiplication's form also holds a field
-//!   element in the fewest words ([`multiplications_settle`]); elsewhere (a 13-bit
+//!   element in the fewest words (`multiplications_settle`); elsewhere (a 13-bit
 //!   multiplication ahead, as RDNA's 24-bit multiply-adds allow) they time mixed additions too
 //!   (`bench_add_stored`, the accumulation's inner operation), because there the curve formulas'
 //!   register pressure decides (a form whose multiplication is faster can still spill). Without
@@ -39,9 +39,14 @@
 //!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on llvmpipe
 //!   (lavapipe natively, Deno's WebGPU on it) [`Accumulation::EdwardsAffine`]. An unlimited
 //!   budget (`f64::INFINITY`) measures the accumulations everywhere.
+//! - **Prepared bases** run the calls' kernels, except that natively, on every device but
+//!   SwiftShader, BLS12-377's bases store affine Edwards points where the calls store extended
+//!   ones: their normalization is paid once, at `prepare`, not per call as calibration timed it
+//!   ([`crate::PreparedBases::kernels`] says which). Calibration keeps that candidate's compiled
+//!   runner for them where it timed it.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
@@ -150,6 +155,20 @@ impl Candidates {
         self.forms
             .iter()
             .flat_map(|&form| self.accumulations.iter().map(move |&accumulation| Kernels { form, accumulation }))
+    }
+}
+
+/// The accumulation that prepared bases run where the calls on `gpu` run `calls`: affine
+/// stored points ([`Accumulation::EdwardsAffine`]) where the calls store extended Edwards points
+/// ([`Accumulation::Edwards`]), since bases pay their one inversion per point once, at `prepare`,
+/// and then each mixed addition takes 7 multiplications instead of 8 and loads a quarter fewer
+/// bytes. Except where affine points measured no faster and a second pipeline set costs most to
+/// compile: on SwiftShader, and in browsers (a page compiles every pipeline on each load).
+/// Elsewhere the calls' own accumulation.
+pub(crate) fn bases_accumulation(calls: Accumulation, gpu: &Gpu) -> Accumulation {
+    match calls {
+        Accumulation::Edwards if !gpu.swiftshader && !cfg!(target_arch = "wasm32") => Accumulation::EdwardsAffine,
+        other => other,
     }
 }
 
@@ -400,18 +419,25 @@ impl MsmContext {
             });
             if predicted <= self.calibration_budget {
                 let (points, scalars) = calibration_inputs::<G>();
-                let mut fastest: Option<(f64, CurveRunner)> = None;
                 let kernels: Vec<Kernels> =
                     candidates.accumulations.iter().map(|&accumulation| Kernels { form, accumulation }).collect();
+                let mut timed = Vec::new();
                 for candidate in self.compile_many::<G>(&kernels).await? {
                     let accumulation = candidate.calibration.kernels.accumulation;
                     let seconds = self.time_pass::<G>(&candidate, &points, &scalars).await?;
                     accumulation_seconds.push((accumulation, seconds));
-                    if fastest.as_ref().is_none_or(|(best, _)| seconds < *best) {
-                        fastest = Some((seconds, candidate));
+                    timed.push(candidate);
+                }
+                let fastest =
+                    (0..timed.len()).min_by(|&a, &b| accumulation_seconds[a].1.total_cmp(&accumulation_seconds[b].1));
+                runner = fastest.map(|k| timed.swap_remove(k));
+                // Prepared bases' own runner, where they run another candidate: compiled already.
+                if let Some(fastest) = runner.as_mut() {
+                    let bases = bases_accumulation(fastest.kernels().accumulation, gpu);
+                    if let Some(k) = timed.iter().position(|c| c.kernels().accumulation == bases) {
+                        fastest.bases = CurveSlot::new(Some(Arc::new(timed.swap_remove(k))), false);
                     }
                 }
-                runner = fastest.map(|(_, runner)| runner);
             }
         }
         let accumulation = accumulation_seconds
@@ -468,6 +494,7 @@ impl MsmContext {
                 pipelines,
                 workspaces: WorkspacePool::new(self.max_workspaces()),
                 weierstrass: CurveSlot::new(None, false),
+                bases: CurveSlot::new(None, false),
                 precompute: std::sync::Mutex::new(None),
             })
             .collect())

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
-use crate::calibrate::{Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
+use crate::calibrate::{bases_accumulation, Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
 use crate::combine::{combine_windows, points_from_gpu, sum_without_image};
 use crate::curve::GpuCurve;
 use crate::curve::{CurveModel, CurveSpec};
@@ -96,6 +96,10 @@ pub(crate) struct CurveRunner {
     /// On a curve computed on its Edwards model ([`Accumulation::Edwards`]): the Weierstrass
     /// runner that repeats a pass whose result came back exceptional, compiled when first needed.
     pub(crate) weierstrass: CurveSlot,
+    /// Where prepared bases run another accumulation than the calls
+    /// ([`crate::calibrate::bases_accumulation`]): their runner, compiled at the first `prepare`
+    /// (or kept from calibration, which compiled it as a candidate).
+    pub(crate) bases: CurveSlot,
     /// The pipeline of [`crate::step::Step::PrecomputeMultiples`], compiled when bases are first
     /// prepared with a precompute factor.
     pub(crate) precompute: Mutex<Option<wgpu::ComputePipeline>>,
@@ -295,7 +299,7 @@ impl MsmContext {
         let group_len = max_sets(&self.gpu.limits, &plan, sets.len(), |plan| runner.buffer_sizes(plan));
         for (group, totals) in sets.chunks(group_len).zip(totals.chunks_mut(group_len)) {
             let plan = plan.with_sets(group.len() as u32);
-            let pass = self.run::<G>(&plan, points, &ScalarSets(group.to_vec()), false).await?;
+            let pass = self.run::<G>(runner, &plan, points, &ScalarSets(group.to_vec()), false).await?;
             for (k, (set, total)) in group.iter().zip(totals).enumerate() {
                 *total += combine_windows(pass.set_windows(k, &plan), &plan) + left_out(set, &pass)?;
             }
@@ -401,19 +405,20 @@ impl MsmContext {
         Ok(totals)
     }
 
-    /// Runs the GPU stages for `plan` on a leased workspace, gives it back, checks the faults of
+    /// Runs the GPU stages for `plan` on a leased workspace of `runner` (curve `G`'s, or its
+    /// prepared bases' [`MsmContext::bases_runner`]), gives it back, checks the faults of
     /// uploaded points, then decodes the window sums; with `profile`, also the timings of every
     /// part (see [`run_stages`]). A pass on a Weierstrass curve's Edwards model whose result came
     /// back exceptional runs again on the Weierstrass model (see [`crate::curve::EdwardsMap`]).
     pub(crate) async fn run<G: GpuCurve>(
         &self,
+        runner: &CurveRunner,
         plan: &Plan,
         points: PointSource<'_>,
         scalars: &dyn Upload,
         profile: bool,
     ) -> Result<PassResult<G::Group>, MsmError> {
-        let runner = self.runner::<G>().await?;
-        let output = self.run_on(&runner, plan, points, scalars, profile).await?;
+        let output = self.run_on(runner, plan, points, scalars, profile).await?;
         let no_image = output.faults.no_image;
         if !runner.exceptional(&output.window_sums) {
             let window_sums = points_from_gpu::<G>(&output.window_sums, runner.spec, runner.kernels().form)?;
@@ -422,7 +427,8 @@ impl MsmContext {
         }
         // Only points outside G1 get here: the pass again with the Weierstrass kernels, from
         // the points as uploaded (prepared bases kept them for this).
-        let fallback = self.weierstrass_runner::<G>(&runner).await?;
+        // One Weierstrass runner per curve, the calls' runner's, whichever runner ran the pass.
+        let fallback = self.weierstrass_runner::<G>(&*self.runner::<G>().await?).await?;
         let output = match points {
             PointSource::Upload { .. } => self.run_on(&fallback, plan, points, scalars, profile).await?,
             PointSource::Prepared(pass) => {
@@ -468,6 +474,26 @@ impl MsmContext {
         let fallback = Arc::new(self.compile::<G>(kernels).await?);
         *slot = Some(fallback.clone());
         Ok(fallback)
+    }
+
+    /// The runner of curve `G`'s prepared bases: the calls' runner, or where bases run another
+    /// accumulation ([`bases_accumulation`]) one with the same field form, compiled on first use.
+    /// Its workspaces are its own: a process that runs both calls and prepared bases of a curve
+    /// keeps a workspace in each.
+    pub(crate) async fn bases_runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
+        let runner = self.runner::<G>().await?;
+        let kernels = runner.kernels();
+        let accumulation = bases_accumulation(kernels.accumulation, &self.gpu);
+        if accumulation == kernels.accumulation {
+            return Ok(runner);
+        }
+        let mut slot = runner.bases.lock().await;
+        if let Some(bases) = slot.as_ref() {
+            return Ok(bases.clone());
+        }
+        let bases = Arc::new(self.compile::<G>(Kernels { accumulation, ..kernels }).await?);
+        *slot = Some(bases.clone());
+        Ok(bases)
     }
 
     /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,

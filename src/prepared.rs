@@ -16,7 +16,7 @@ use crate::gpu::resident::{PreparedPass, RawPoints};
 use crate::gpu::run::{submit_pass, PointSource};
 use crate::gpu::workspace::{bind_group, step_bind_group};
 use crate::plan::Plan;
-use crate::step::{Buffer, Step};
+use crate::step::{Buffer, Kernels, Step};
 use crate::upload::POINT_LEFT_TO_HOST;
 use crate::upload::{raw_buffer_bytes, write_upload, Faults, Points, Scalars, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
@@ -32,6 +32,8 @@ pub struct PreparedBases<G: GpuCurve> {
     /// leaves them out and each MSM adds their multiples on the host (only points outside G1;
     /// see [`crate::curve::EdwardsMap`]).
     without_image: Vec<(usize, G)>,
+    /// What the bases' points are stored for ([`MsmContext::bases_runner`]).
+    kernels: Kernels,
     curve: PhantomData<G>,
 }
 
@@ -44,6 +46,14 @@ impl<G: GpuCurve> PreparedBases<G> {
     /// Whether there are no points.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The field form and accumulation MSMs over these bases run: the context's for the curve
+    /// ([`MsmContext::calibration`]), except that BLS12-377's bases store affine Edwards points
+    /// ([`crate::step::Accumulation::EdwardsAffine`]) where the calls store extended ones, natively on every
+    /// device but SwiftShader (their one inversion per point is paid once, here).
+    pub fn kernels(&self) -> Kernels {
+        self.kernels
     }
 }
 
@@ -106,7 +116,9 @@ impl MsmContext {
         }
         self.gpu().check_alive()?;
         let n = points.len();
-        let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
+        // Chooses the kernels, which set the pass size (the calls' kernels: bases' own store
+        // no more bytes per point).
+        let runner = self.bases_runner::<G>().await?;
         let max = self.max_folded_pass_points::<G>(fold) * MAX_PASSES;
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
@@ -132,7 +144,8 @@ impl MsmContext {
             }
             passes.push(pass);
         }
-        Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, without_image, curve: PhantomData })
+        let kernels = runner.kernels();
+        Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, without_image, kernels, curve: PhantomData })
     }
 
     /// Uploads one pass of points and submits `convert_points` (and with a `folded` plan
@@ -341,7 +354,7 @@ impl MsmContext {
         let Some(first) = sets.first() else {
             return Ok(totals);
         };
-        let runner = self.runner::<G>().await?;
+        let runner = self.bases_runner::<G>().await?;
         for (k, pass) in bases.passes.iter().enumerate() {
             let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
             let plan =

@@ -103,7 +103,7 @@ impl MsmContext {
             .for_form(runner.kernels().form);
         let halves = points_upload.raw_halves();
         let source = PointSource::upload(&halves, 0);
-        let pass = self.run::<G>(&plan, source, &scalars_upload, true).await?;
+        let pass = self.run::<G>(&runner, &plan, source, &scalars_upload, true).await?;
         let started = now_seconds();
         let mut result = combine_windows(&pass.window_sums, &plan);
         if let Some(from) = pass.no_image {

@@ -84,6 +84,17 @@ pub fn default_edwards_accumulation(ctx: &MsmContext) -> Accumulation {
     }
 }
 
+/// The accumulation BLS12-377's prepared bases run on `ctx` where its calls run `calls`:
+/// affine Edwards points where the calls store extended ones, natively on every device but
+/// SwiftShader; elsewhere the calls' own.
+pub fn bases_edwards_accumulation(ctx: &MsmContext, calls: Accumulation) -> Accumulation {
+    let native_not_swiftshader = !ctx.gpu().swiftshader && !cfg!(target_arch = "wasm32");
+    match calls {
+        Accumulation::Edwards if native_not_swiftshader => Accumulation::EdwardsAffine,
+        other => other,
+    }
+}
+
 fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {
     match result {
         Ok(ctx) => Some(ctx),

@@ -9,8 +9,8 @@ use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::step::Accumulation;
-use webgpu_msm::testing::{default_edwards_accumulation, shared_context, tests_every_form};
+use webgpu_msm::step::{Accumulation, Kernels};
+use webgpu_msm::testing::{bases_edwards_accumulation, default_edwards_accumulation, shared_context, tests_every_form};
 use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{Calibration, CurveFn, CurveId, CurveModel, GpuCurve, MsmContext};
 
@@ -151,6 +151,18 @@ impl CurveFn for FullCalibration {
         let fastest = chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("two");
         assert_eq!(chosen.kernels.accumulation, fastest.0, "{chosen:?}");
         matches_arkworks::<G>(&ctx);
+        if G::spec().edwards.is_some() {
+            // Prepared bases keep affine Edwards points whichever Edwards form the calls won
+            // with (their runner kept from calibration where it was the losing candidate).
+            let mut rng = StdRng::seed_from_u64(31);
+            let points: Vec<G> = random_points::<G, _>(300, &mut rng);
+            let scalars: Vec<G::ScalarField> = (0..300).map(|_| G::ScalarField::rand(&mut rng)).collect();
+            let bases = block_on(ctx.prepare(&points)).expect("prepares");
+            let expected = bases_edwards_accumulation(&ctx, chosen.kernels.accumulation);
+            assert_eq!(bases.kernels(), Kernels { accumulation: expected, ..chosen.kernels });
+            let msm = G::Group::msm(&points, &scalars).expect("same lengths");
+            assert_eq!(block_on(ctx.msm_prepared(&bases, &scalars)), Ok(msm));
+        }
         true
     }
 }

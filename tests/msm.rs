@@ -224,10 +224,15 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
     // A second scalar set for the batches: each set adds its own multiples of the points the GPU
     // leaves to the host, and an exceptional set reruns the whole batch on the Weierstrass model.
     let other = random_scalars::<G1Affine>(n, &mut rng);
+    // With extended points in the calls, natively the bases store affine ones: the two
+    // runners and their one Weierstrass fallback are exercised together.
+    let calls = pollster::block_on(ctx.calibration::<G1Affine>()).expect("calibrates").kernels.accumulation;
+    let bases_accumulation = webgpu_msm::testing::bases_edwards_accumulation(ctx, calls);
     for (what, points, scalars) in cases {
         let msm = |s: &[Fr]| <G1Affine as ark_ec::AffineRepr>::Group::msm(points, s).expect("same lengths");
         let expected = msm(scalars);
         let bases = pollster::block_on(ctx.prepare(points)).unwrap_or_else(|e| panic!("{what}: prepare: {e}"));
+        assert_eq!(bases.kernels().accumulation, bases_accumulation, "{what}: the bases' stored form");
         // With stored multiples 2^(j·c·W)·P: a multiple with no image would leave its point to
         // the host (none does in these cases: doubling (−1, 0)'s Edwards image (0, −1) is not
         // exceptional), and sums of multiples can be exceptional like sums of points.

@@ -359,7 +359,7 @@ fn times_small(name: &str, ty: &str, add: &str, k: u32) -> String {
 }
 
 /// Base field multiplications of `mul_by_b3` for the constant 3·b with components `k` (see
-/// [`mul_by_constant`]).
+/// `mul_by_constant`).
 pub fn constant_mul_cost(k: &[BigUint]) -> u64 {
     let general = |k: &BigUint| small_integer(k).is_none() && k.bits() > 0;
     match k {

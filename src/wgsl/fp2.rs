@@ -1,6 +1,6 @@
-//! The quadratic extension Fp2 = Fp[u]/(u² − β) in WGSL, for the G2 groups of pairing-friendly
+//! The quadratic extension Fp2 = Fp\[u\]/(u² − β) in WGSL, for the G2 groups of pairing-friendly
 //! curves. The base field's generated module is renamed into an `fp` namespace
-//! ([`base_namespace`]: `Field` → `Fp`, `field_*` → `fp_*`, `FIELD_*` → `FP_*`, …); then
+//! (`base_namespace`: `Field` → `Fp`, `field_*` → `fp_*`, `FIELD_*` → `FP_*`, …); then
 //! `shaders/fp2.wgsl` and the batches generated here define `Field` and the `field_*` functions
 //! over pairs of base elements, so the curve formulas and stages run over Fp2 unchanged.
 
