@@ -17,7 +17,9 @@
 //! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
 //! cold call is also printed in parts: context, calibration, first MSM. `--prepared F` then
 //! prepares the points once with precompute factor F (1: none) and times calls on them back to
-//! back, as a prover over a fixed key runs.
+//! back, as a prover over a fixed key runs. `--profile-cold` makes the first MSM a profiled one
+//! and prints its steps' times: on a driver that compiles a pipeline at its first dispatch
+//! (llvmpipe) each includes its compilation, so the cold call shows which kernel costs most.
 
 use std::time::Instant;
 
@@ -65,6 +67,7 @@ fn main() {
         }
     };
     let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
+    let profile_cold = args.iter().any(|a| a == "--profile-cold");
     let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));
     let prepared: Option<u32> = value("--prepared").map(|v| v.parse().expect("--prepared takes a precompute factor"));
     let accumulation = match value("--accumulation").as_deref() {
@@ -85,7 +88,8 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let ok = curve.call(Run { log_size, profile, form, accumulation, calibrate_all, warm_calls, prepared });
+    let ok =
+        curve.call(Run { log_size, profile, profile_cold, form, accumulation, calibrate_all, warm_calls, prepared });
     std::process::exit(if ok { 0 } else { 1 });
 }
 
@@ -93,6 +97,7 @@ fn main() {
 struct Run {
     log_size: u32,
     profile: bool,
+    profile_cold: bool,
     form: Option<MulForm>,
     accumulation: Option<Accumulation>,
     calibrate_all: bool,
@@ -126,7 +131,7 @@ fn median(times: &mut [std::time::Duration]) -> std::time::Duration {
 }
 
 fn run<G: GpuCurve>(settings: &Run) -> bool {
-    let Run { log_size, profile, form, accumulation, calibrate_all, warm_calls, prepared } = *settings;
+    let Run { log_size, profile, profile_cold, form, accumulation, calibrate_all, warm_calls, prepared } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
     let n = 1usize << log_size;
@@ -163,7 +168,17 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     let context_time = started.elapsed();
     let calibration = pollster::block_on(ctx.calibration::<G>());
     let calibration_time = started.elapsed() - context_time;
-    let cold = pollster::block_on(ctx.msm(&points, &scalars));
+    let cold = match profile_cold {
+        // Each step waited for on its own: its time includes compiling its pipeline wherever the
+        // driver compiles at the first dispatch.
+        true => pollster::block_on(ctx.msm_profiled(&points, &scalars)).map(|profile| {
+            let steps: Vec<String> =
+                profile.steps.iter().map(|step| format!("{} {:.0} ms", step.name, step.seconds * 1e3)).collect();
+            println!("cold call's steps: {}", steps.join(", "));
+            profile.result
+        }),
+        false => pollster::block_on(ctx.msm(&points, &scalars)),
+    };
     let cold_time = started.elapsed();
     match calibration {
         Ok(calibration) => print_calibration(&calibration),

@@ -322,9 +322,9 @@ impl MsmContext {
     /// workspace. A curve keeps up to [`MsmContext::max_workspaces`] workspaces, each as large
     /// as the largest pass it has run, so its peak is `max_workspaces` times this for the
     /// largest pass when that many calls overlap (sequential calls keep one). Calls on prepared
-    /// bases that run other kernels than the calls ([`PreparedBases::kernels`](crate::PreparedBases::kernels))
-    /// keep workspaces of their own. Before the curve's first use, the most over the kernels the
-    /// context may choose.
+    /// bases that run other kernels than the calls
+    /// ([`PreparedBases::kernels`](crate::PreparedBases::kernels)) keep workspaces of their own.
+    /// Before the curve's first use, the most over the kernels the context may choose.
     pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
         let plan = Plan::choose(n as u32, G::spec().scalar_bits);
         let bytes = |kernels| BufferSizes::for_plan(G::spec(), kernels, &plan).total();

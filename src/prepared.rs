@@ -50,8 +50,9 @@ impl<G: GpuCurve> PreparedBases<G> {
 
     /// The field form and accumulation MSMs over these bases run: the context's for the curve
     /// ([`MsmContext::calibration`]), except that BLS12-377's bases store affine Edwards points
-    /// ([`crate::step::Accumulation::EdwardsAffine`]) where the calls store extended ones, natively on every
-    /// device but SwiftShader (their one inversion per point is paid once, here).
+    /// ([`crate::step::Accumulation::EdwardsAffine`]) where the calls store extended ones,
+    /// natively on every device but SwiftShader (their one inversion per point is paid once,
+    /// here).
     pub fn kernels(&self) -> Kernels {
         self.kernels
     }
