@@ -69,9 +69,10 @@ summarize() {
         /^GPU warm back to back \(median/ { b2b = $(NF - 2); sub(/,$/, "", b2b); fastest = $NF }
         /^arkworks VariableBaseMSM/ { ark = $NF }
         /^warm GPU \/ arkworks/ { ratio = $NF }
+        /^prepared bases \(/ { if (match($0, /, [A-Za-z]+ accumulation/)) bases = " on " substr($0, RSTART + 2, RLENGTH - 2) }
         /^GPU warm on prepared bases back to back \(median/ { prepared = " prepared " $(NF - 2) " (fastest " $NF ")"; sub(/,/, "", prepared) }
         /^result/ { result = $2 }
-        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s%s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, prepared, kernels }' >"$summary.line"
+        END { printf "%-22s 2^%-3s cold %-9s warm %-9s back-to-back %-9s fastest %-9s arkworks %-9s ratio %-5s %s%s | %s\n", c, s, cold, warm, b2b, fastest, ark, ratio, result, prepared bases, kernels }' >"$summary.line"
     cat "$summary.line" >>"$summary"
     sed 's/^/SUMMARY /' "$summary.line" >>"$log"
     rm -f "$summary.line"
