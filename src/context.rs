@@ -468,14 +468,20 @@ impl MsmContext {
     /// The Weierstrass runner of a curve whose `runner` computes on its Edwards model, compiled
     /// on first use with the same field form.
     async fn weierstrass_runner<G: GpuCurve>(&self, runner: &CurveRunner) -> Result<Arc<CurveRunner>, MsmError> {
-        let mut slot = runner.weierstrass.lock().await;
-        if let Some(fallback) = slot.as_ref() {
-            return Ok(fallback.clone());
-        }
         let kernels = Kernels { accumulation: Accumulation::Projective, ..runner.kernels() };
-        let fallback = Arc::new(self.compile::<G>(kernels).await?);
-        *slot = Some(fallback.clone());
-        Ok(fallback)
+        self.runner_in::<G>(&runner.weierstrass, kernels).await
+    }
+
+    /// The runner `slot` holds, or one compiled with `kernels` into it (concurrent first uses
+    /// wait for one compilation).
+    async fn runner_in<G: GpuCurve>(&self, slot: &CurveSlot, kernels: Kernels) -> Result<Arc<CurveRunner>, MsmError> {
+        let mut slot = slot.lock().await;
+        if let Some(runner) = slot.as_ref() {
+            return Ok(runner.clone());
+        }
+        let runner = Arc::new(self.compile::<G>(kernels).await?);
+        *slot = Some(runner.clone());
+        Ok(runner)
     }
 
     /// The runner of curve `G`'s prepared bases: the calls' runner, or where bases run another
@@ -489,13 +495,7 @@ impl MsmContext {
         if accumulation == kernels.accumulation {
             return Ok(runner);
         }
-        let mut slot = runner.bases.lock().await;
-        if let Some(bases) = slot.as_ref() {
-            return Ok(bases.clone());
-        }
-        let bases = Arc::new(self.compile::<G>(Kernels { accumulation, ..kernels }).await?);
-        *slot = Some(bases.clone());
-        Ok(bases)
+        self.runner_in::<G>(&runner.bases, Kernels { accumulation, ..kernels }).await
     }
 
     /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,
