@@ -123,7 +123,14 @@ impl Plan {
     /// extra work, are fastest there: the plan is unchanged. Hardware GPUs need many threads:
     /// segments double, down to [`MIN_HARDWARE_SEGMENT_LEN`] buckets each, until all windows
     /// have [`HARDWARE_REDUCTION_THREADS`], and a bucket's carries are combined in groups of
-    /// [`CARRY_GROUP`] first. The window width stays as [`Plan::choose`] picked it.
+    /// [`CARRY_GROUP`] first. The window width stays as [`Plan::choose`] picked it. A folded
+    /// plan ([`Plan::fold`] F > 1) keeps the chunk length of an unfolded call over its m points
+    /// ([`Plan::chunk_len_for`]), so its accumulation runs about as many threads as that call's,
+    /// F times as many chunks per window as [`MAX_CHUNKS_PER_WINDOW`] allows software GPUs:
+    /// with their F·m entries per window in at most 4,096 chunks, prepared bases with F = 4 at
+    /// 2^20 points ran 20,480 accumulation threads of 1,024 entries each where plain calls run
+    /// 69,632 of 256, and took 1.4–1.9× as long as F = 1 on an H200 (BENCHMARKS.md). The
+    /// carry groups bound what one reduction thread adds: F·4,096 / [`CARRY_GROUP`] groups at most.
     /// The form decides, not the device: SwiftShader's BLS12 G2 kernels, unbatched because its
     /// compiler crashes on the batched ones (`calibrate::narrow_form`), run this
     /// hardware plan too. Applying it twice changes nothing, so buffer sizing and dispatch can
@@ -138,17 +145,36 @@ impl Plan {
         {
             segments *= 2;
         }
-        Plan { segments, segment_len: self.num_buckets / segments, carry_group: CARRY_GROUP, ..self }
+        let chunk_len = match self.fold {
+            1 => self.chunk_len,
+            _ => Plan::chunk_len_for(self.scalars_per_set(), self.num_buckets),
+        };
+        Plan {
+            segments,
+            segment_len: self.num_buckets / segments,
+            carry_group: CARRY_GROUP,
+            chunk_len,
+            chunks_per_window: self.n.div_ceil(chunk_len),
+            ..self
+        }
+        .with_affine_batch()
+    }
+
+    /// Entries per accumulation chunk for `n` points in windows of `num_buckets` buckets: about
+    /// [`BUCKETS_PER_CHUNK`] average buckets, at most [`MAX_CHUNKS_PER_WINDOW`] chunks, a power
+    /// of two of at least [`MIN_CHUNK_LEN`].
+    pub fn chunk_len_for(n: u32, num_buckets: u32) -> u32 {
+        (BUCKETS_PER_CHUNK * n.div_ceil(num_buckets))
+            .max(n.div_ceil(MAX_CHUNKS_PER_WINDOW))
+            .next_power_of_two()
+            .max(MIN_CHUNK_LEN)
     }
 
     /// The plan with window width `window_bits` for `n` scalars of `scalar_bits` bits.
     pub fn with_window(n: u32, scalar_bits: u32, window_bits: u32) -> Self {
         let num_buckets = 1u32 << (window_bits - 1);
         let segments = (num_buckets / MIN_SEGMENT_LEN).clamp(1, MAX_SEGMENTS);
-        let chunk_len = (BUCKETS_PER_CHUNK * n.div_ceil(num_buckets))
-            .max(n.div_ceil(MAX_CHUNKS_PER_WINDOW))
-            .next_power_of_two()
-            .max(MIN_CHUNK_LEN);
+        let chunk_len = Plan::chunk_len_for(n, num_buckets);
         Plan {
             n,
             window_bits,
@@ -321,6 +347,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn folded_hardware_plans_keep_the_unfolded_chunk_length() {
+        for fold in 1..=16 {
+            for log_m in [0, 10, 16, 20] {
+                let m = 1u32 << log_m;
+                let plan = Plan::folded(m, 256, fold);
+                assert_eq!(plan.for_form(MulForm::WIDE), plan, "software GPUs keep the plan");
+                let split = plan.for_form(MulForm::WIDE_GPU);
+                assert_eq!(split.for_form(MulForm::WIDE_GPU), split, "idempotent");
+                assert_eq!(split.chunk_len, Plan::chunk_len_for(m, plan.num_buckets));
+                assert_eq!(
+                    (split.chunks_per_window, split.n, split.fold),
+                    (plan.n.div_ceil(split.chunk_len), plan.n, fold)
+                );
+                // As many accumulation threads as an unfolded call with this window would run,
+                // and never fewer than the folded plan had.
+                assert!(split.chunk_len <= plan.chunk_len);
+                assert!(split.chunks_per_window <= fold * MAX_CHUNKS_PER_WINDOW);
+                assert_eq!(
+                    split.affine_batch,
+                    (split.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH)
+                );
+            }
+        }
+        // Prepared bases with F = 4 at 2^20: the chunks of a plain call's length.
+        let split = Plan::folded(1 << 20, 256, 4).for_form(MulForm::WIDE_GPU);
+        assert_eq!((split.chunk_len, split.chunks_per_window), (256, 16_384));
     }
 
     #[test]

@@ -402,6 +402,31 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     }
 }
 
+/// Prepared bases with stored multiples in the plan hardware GPUs run (`Plan::for_form`): a
+/// folded plan keeps an unfolded call's chunk length, so each window holds F times its chunks
+/// and one bucket's carries (all scalars equal) span several carry groups. Random and equal
+/// scalars, on the context of `ctx` (a hardware GPU's form on lavapipe).
+fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
+    use webgpu_msm::plan::{Plan, CARRY_GROUP};
+    let Some(ctx) = ctx else { return };
+    let (n, factor) = (4096, 4);
+    let form = pollster::block_on(ctx.calibration::<G>()).expect("calibrates").kernels.form;
+    // As `prepare` plans a pass of bases (for scalars of up to 256 bits).
+    let plan = Plan::folded(n as u32, 256, factor).for_form(form);
+    assert!(plan.chunks_per_window > 2 * CARRY_GROUP, "several carry groups per bucket: {plan:?}");
+    let mut rng = StdRng::seed_from_u64(13);
+    let points = random_points::<G>(n, &mut rng);
+    let random = random_scalars::<G>(n, &mut rng);
+    let equal = vec![random[0]; n];
+    let options = PrepareOptions { precompute_factor: factor };
+    let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
+    for (what, scalars) in [("random scalars", &random), ("all scalars equal", &equal)] {
+        let expected = G::Group::msm(&points, scalars).expect("same lengths");
+        let got = pollster::block_on(ctx.msm_prepared(&bases, scalars));
+        assert_eq!(got, Ok(expected), "{} factor {factor}, {what}", G::spec().name);
+    }
+}
+
 /// Batch MSM: every set equals arkworks, over uploaded points and prepared bases, through
 /// passes and through more sets than one pass takes; the errors for a set of another length
 /// (the first such set named, before any GPU work) and for another context's bases; no sets
@@ -487,6 +512,7 @@ macro_rules! curve_tests {
                 if tests_every_form::<G>() {
                     super::edge_cases::<G>(gpu_form_context());
                     super::edge_cases::<G>(gpu_narrow_context());
+                    super::precomputed_bases_in_a_hardware_plan::<G>(gpu_form_context());
                 }
             }
 
