@@ -19,7 +19,7 @@
 #             calibration file, in parts (context, calibration, first MSM); msm-base and msm-mid
 #             too where present, in turn
 #   prepared  calls on prepared bases, each G1 curve at 2^PREPARED_SIZE (default 20), with each
-#             precompute factor of PREPARED_FACTORS (default "1 4")
+#             precompute factor of PREPARED_FACTORS (default "1 4"); msm-base's too, where present
 #   edwards   bls12-377 on its Edwards model with extended and with affine stored points
 #             (--accumulation edwards / edwards-affine) at 2^16 and 2^20, each with calls on
 #             prepared bases (--prepared 1), which store affine points in both (they normalize
@@ -143,6 +143,8 @@ for phase in "$@"; do
         for curve in $curves; do
             for factor in ${PREPARED_FACTORS:-1 4}; do
                 main_job "$curve prepared $factor" msm "$curve" "${PREPARED_SIZE:-20}" --prepared "$factor"
+                [[ -x $bin/msm-base ]] &&
+                    main_job "$curve prepared $factor (base)" msm-base "$curve" "${PREPARED_SIZE:-20}" --prepared "$factor"
             done
         done
         ;;
