@@ -28,7 +28,9 @@ pub const MIN_HARDWARE_SEGMENT_LEN: u32 = 8;
 /// another: a window whose digits crowd into few buckets (the top window of BLS12-381's 255-bit
 /// scalars holds 1 bit at c = 15, so half the points share one bucket) made that chain 2,048
 /// additions long, 60 ms of a 2^20 call on an H100. Groups of 64 cut the longest chain
-/// (MAX_CHUNKS_PER_WINDOW carries) to 64 + 64 additions.
+/// (MAX_CHUNKS_PER_WINDOW carries) to 64 + 64 additions. Folded plans, whose windows hold up
+/// to F·4,096 chunks ([`Plan::for_form`]), group about the square root of their chunk count
+/// instead, so both chains stay near it: 128 + 128 additions for F = 4 at 2^20 points.
 pub const CARRY_GROUP: u32 = 64;
 /// Fewest CSR entries one bucket-accumulation thread adds.
 pub const MIN_CHUNK_LEN: u32 = 16;
@@ -129,8 +131,9 @@ impl Plan {
     /// F times as many chunks per window as [`MAX_CHUNKS_PER_WINDOW`] allows software GPUs:
     /// with their F·m entries per window in at most 4,096 chunks, prepared bases with F = 4 at
     /// 2^20 points ran 20,480 accumulation threads of 1,024 entries each where plain calls run
-    /// 69,632 of 256, and took 1.4–1.9× as long as F = 1 on an H200 (BENCHMARKS.md). The
-    /// carry groups bound what one reduction thread adds: F·4,096 / [`CARRY_GROUP`] groups at most.
+    /// 69,632 of 256, and took 1.4–1.9× as long as F = 1 on an H200 (BENCHMARKS.md). Their
+    /// carry groups grow to about the square root of the chunks per window ([`CARRY_GROUP`]), so
+    /// neither `combine_carries` nor a reduction thread adds a longer chain of carries than that.
     /// The form decides, not the device: SwiftShader's BLS12 G2 kernels, unbatched because its
     /// compiler crashes on the batched ones (`calibrate::narrow_form`), run this
     /// hardware plan too. Applying it twice changes nothing, so buffer sizing and dispatch can
@@ -149,12 +152,13 @@ impl Plan {
             1 => self.chunk_len,
             _ => Plan::chunk_len_for(self.scalars_per_set(), self.num_buckets),
         };
+        let chunks_per_window = self.n.div_ceil(chunk_len);
         Plan {
             segments,
             segment_len: self.num_buckets / segments,
-            carry_group: CARRY_GROUP,
+            carry_group: CARRY_GROUP.max(chunks_per_window.isqrt().next_power_of_two()),
             chunk_len,
-            chunks_per_window: self.n.div_ceil(chunk_len),
+            chunks_per_window,
             ..self
         }
         .with_affine_batch()
@@ -367,6 +371,10 @@ mod tests {
                 // and never fewer than the folded plan had.
                 assert!(split.chunk_len <= plan.chunk_len);
                 assert!(split.chunks_per_window <= fold * MAX_CHUNKS_PER_WINDOW);
+                // A bucket spanning every chunk: no more groups for its reduction thread to add
+                // than carries for a combining thread (CARRY_GROUP at least).
+                assert!(split.carry_group >= CARRY_GROUP && split.carry_group.is_power_of_two());
+                assert!(split.chunks_per_window.div_ceil(split.carry_group) <= split.carry_group);
                 assert_eq!(
                     split.affine_batch,
                     (split.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH)
@@ -375,7 +383,7 @@ mod tests {
         }
         // Prepared bases with F = 4 at 2^20: the chunks of a plain call's length.
         let split = Plan::folded(1 << 20, 256, 4).for_form(MulForm::WIDE_GPU);
-        assert_eq!((split.chunk_len, split.chunks_per_window), (256, 16_384));
+        assert_eq!((split.chunk_len, split.chunks_per_window, split.carry_group), (256, 16_384, 128));
     }
 
     #[test]
