@@ -73,8 +73,10 @@ pub struct PrepareOptions {
     /// pass holds fewer points (inputs are split into more passes against the device's limits).
     /// It pays where reduction dominates: small inputs on software GPUs (0.6–0.8× at 2^10–2^12
     /// on lavapipe). On a hardware GPU at 2^20 the reduction it divides takes a few
-    /// milliseconds, and F = 4 made calls 1.4–1.9× slower on an NVIDIA H200 (BENCHMARKS.md):
-    /// measure before choosing F > 1.
+    /// milliseconds, and F = 4 made calls 1.4–1.9× slower on an NVIDIA H200 (BENCHMARKS.md),
+    /// when its accumulation ran a quarter of a plain call's threads; hardware plans now keep a
+    /// plain call's chunk length for them ([`crate::plan::Plan::for_form`]), not yet measured
+    /// on a GPU: measure before choosing F > 1.
     pub precompute_factor: u32,
 }
 
