@@ -17,7 +17,8 @@
 //! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
 //! cold call is also printed in parts: context, calibration, first MSM. `--prepared F` then
 //! prepares the points once with precompute factor F (1: none) and times calls on them back to
-//! back, as a prover over a fixed key runs. `--profile-cold` makes the first MSM a profiled one
+//! back, as a prover over a fixed key runs (with `--profile`, one of those calls profiled too,
+//! where the bases fit one pass). `--profile-cold` makes the first MSM a profiled one
 //! and prints its steps' times: on a driver that compiles a pipeline at its first dispatch
 //! (llvmpipe) each includes its compilation, so the cold call shows which kernel costs most.
 
@@ -28,6 +29,7 @@ use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::calibrate::Bench;
 use webgpu_msm::inputs::random_points;
+use webgpu_msm::profile::Profile;
 use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{Calibration, CurveFn, CurveId, GpuCurve, MsmContext, MsmError, PrepareOptions};
@@ -237,7 +239,7 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         });
     }
     if let Some(factor) = prepared {
-        verified &= print_prepared(&ctx, &points, &scalars, &expected, factor, warm_calls.max(3));
+        verified &= print_prepared(&ctx, &points, &scalars, &expected, factor, warm_calls.max(3), profile);
     }
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
     if profile {
@@ -286,6 +288,7 @@ fn print_prepared<G: GpuCurve>(
     expected: &G::Group,
     factor: u32,
     calls: usize,
+    profile: bool,
 ) -> bool {
     let started = Instant::now();
     let options = PrepareOptions { precompute_factor: factor };
@@ -302,9 +305,36 @@ fn print_prepared<G: GpuCurve>(
         kernels.accumulation,
         started.elapsed()
     );
-    time_calls::<G>("GPU warm on prepared bases back to back", calls, expected, || {
+    let right = time_calls::<G>("GPU warm on prepared bases back to back", calls, expected, || {
         pollster::block_on(ctx.msm_prepared(&bases, scalars))
-    })
+    });
+    if !profile {
+        return right;
+    }
+    let profiled = pollster::block_on(async {
+        let rate = ctx.device_rates::<G>().await?.field_muls_per_second;
+        Ok::<_, MsmError>((ctx.msm_prepared_profiled(&bases, scalars).await?, rate))
+    });
+    match profiled {
+        Ok((profile, rate)) => {
+            print_steps("profiled call on prepared bases", &profile, rate);
+            let verified = profile.result == *expected;
+            println!(
+                "profiled prepared result {}",
+                if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" }
+            );
+            right && verified
+        }
+        // Bases of several passes are not profiled.
+        Err(e @ MsmError::InputTooLarge { .. }) => {
+            println!("profiled call on prepared bases: not run ({e})");
+            right
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            false
+        }
+    }
 }
 
 /// Prints the field-multiplication rate and a profiled run; whether its result was right.
@@ -331,14 +361,22 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
             return false;
         }
     };
+    print_steps("profiled run", &profile, rate);
+    profile.result == *expected
+}
+
+/// A profile's plan and its steps' times, multiplications and efficiencies at `rate`.
+fn print_steps<R>(label: &str, profile: &Profile<R>, rate: f64) {
     let plan = &profile.plan;
     println!(
-        "profiled run of {} points: c = {}, {} windows, {} buckets/window, {} entries per accumulation thread, {} reduction threads per window",
-        points.len(),
+        "{label} of {} points (precompute factor {}): c = {}, {} windows, {} buckets/window, {} entries per accumulation thread ({} threads), {} reduction threads per window",
+        plan.n,
+        plan.fold,
         plan.window_bits,
         plan.num_windows,
         plan.num_buckets,
         plan.chunk_len,
+        plan.total_chunks(),
         plan.segments
     );
     println!("{:<24} {:>10} {:>14} {:>11}", "step", "time", "field muls", "efficiency");
@@ -356,7 +394,6 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
         100.0 * muls as f64 / rate / gpu,
         profile.host_seconds * 1e3
     );
-    profile.result == *expected
 }
 
 /// The kernels the context chose for the curve, and what it measured to choose them.

@@ -12,27 +12,31 @@ use crate::plan::Plan;
 pub const DIGIT_NEGATIVE: u32 = 0x8000_0000;
 
 /// Stage 1 (scalar part): encoded signed digits, window-major (`digits[w·n + i]`), and bucket
-/// counts (`counts[w·h + b − 1]`). Points flagged in `skip` (the identity) get no digits.
+/// counts (`counts[w·h + b − 1]`). Points flagged in `skip` (the identity) get no digits. With
+/// a precompute factor F ([`Plan::fold`]) each of the m scalars has W·F digits, and digit
+/// j = q·W + w goes to window w of stored point q·m + i, as `decompose_scalars` places them.
 pub fn decompose(raw_scalars: &[u32], skip: &[bool], plan: &Plan) -> (Vec<u32>, Vec<u32>) {
-    let n = plan.n as usize;
+    let (n, m) = (plan.n as usize, plan.scalars_per_set() as usize);
     let c = plan.window_bits;
+    let digit_count = plan.num_windows * plan.fold;
     let mut digits = vec![0u32; plan.num_windows as usize * n];
     let mut counts = vec![0u32; plan.total_buckets() as usize];
-    for i in 0..n {
+    for i in 0..m {
         let words = &raw_scalars[i * SCALAR_WORDS..(i + 1) * SCALAR_WORDS];
         let mut carry = 0u32;
-        for w in 0..plan.num_windows {
-            let v = window_bits(words, w * c, c) + carry;
-            let (mut digit, last) = (v, w + 1 == plan.num_windows);
+        for j in 0..digit_count {
+            let (w, point) = (j % plan.num_windows, (j / plan.num_windows) as usize * m + i);
+            let v = window_bits(words, j * c, c) + carry;
+            let (mut digit, last) = (v, j + 1 == digit_count);
             carry = 0;
             if v >= plan.num_buckets && !last {
                 digit = if v == 1 << c { 0 } else { ((1 << c) - v) | DIGIT_NEGATIVE };
                 carry = 1;
             }
-            if skip[i] {
+            if skip[point] {
                 digit = 0;
             }
-            digits[w as usize * n + i] = digit;
+            digits[w as usize * n + point] = digit;
             if digit != 0 {
                 counts[(w * plan.num_buckets + (digit & !DIGIT_NEGATIVE) - 1) as usize] += 1;
             }

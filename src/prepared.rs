@@ -5,7 +5,8 @@ use std::marker::PhantomData;
 
 use ark_ff::Zero;
 
-use crate::combine::times;
+use crate::clock::now_seconds;
+use crate::combine::{combine_windows, times};
 use crate::context::MAX_PASSES;
 use crate::context::{check_set_lengths, CurveRunner, PassResult};
 use crate::curve::CurveModel;
@@ -16,6 +17,7 @@ use crate::gpu::resident::{PreparedPass, RawPoints};
 use crate::gpu::run::{submit_pass, PointSource};
 use crate::gpu::workspace::{bind_group, step_bind_group};
 use crate::plan::Plan;
+use crate::profile::Profile;
 use crate::step::{Buffer, Kernels, Step};
 use crate::upload::POINT_LEFT_TO_HOST;
 use crate::upload::{raw_buffer_bytes, write_upload, Faults, Points, Scalars, FAULTS_BYTES};
@@ -327,6 +329,47 @@ impl MsmContext {
     ) -> Result<Vec<G::Group>, MsmError> {
         let sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| Scalars::Arkworks(set)).collect();
         self.msm_prepared_batch_scalars(bases, &sets).await
+    }
+
+    /// [`MsmContext::msm_prepared`] with every GPU step submitted and timed on its own, as
+    /// [`MsmContext::msm_profiled`] times a call (for finding where prepared calls spend their
+    /// time, precompute factors included). Bases of one pass only; the cost model counts their
+    /// identity points' digits as bucket entries (the host does not hold the bases). Errors as
+    /// for `msm_prepared`, and `InputTooLarge` for bases of several passes.
+    pub async fn msm_prepared_profiled<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        scalars: &[G::ScalarField],
+    ) -> Result<Profile<G::Group>, MsmError> {
+        if scalars.len() != bases.len {
+            return Err(MsmError::LengthMismatch { points: bases.len, scalars: scalars.len() });
+        }
+        if bases.context_id != self.id {
+            return Err(MsmError::ForeignBases);
+        }
+        let [pass] = bases.passes.as_slice() else {
+            return Err(MsmError::InputTooLarge { n: bases.len, max: bases.pass_len });
+        };
+        let upload = Scalars::<G>::Arkworks(scalars);
+        let runner = self.bases_runner::<G>().await?;
+        let plan = pass
+            .folded
+            .unwrap_or_else(|| Plan::choose(pass.n, upload.bits()))
+            .with_inputs(upload.plan_inputs())
+            .for_form(runner.kernels().form);
+        let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &upload, true).await?;
+        let started = now_seconds();
+        let mut sum = combine_windows(&result.window_sums, &plan);
+        if result.on_edwards {
+            sum += bases
+                .without_image
+                .iter()
+                .map(|(i, point)| times(point.into_group(), &upload.le_bytes(*i)))
+                .sum::<G::Group>();
+        }
+        let host_seconds = now_seconds() - started;
+        let skip = vec![false; plan.n as usize];
+        Ok(Profile::of_pass::<G>(runner.spec, plan, result.timings, scalars, &skip, sum, host_seconds))
     }
 
     /// [`MsmContext::msm_prepared`] of scalars in either upload form: a batch of one set.

@@ -8,8 +8,8 @@ use crate::clock::now_seconds;
 use crate::combine::{combine_windows, sum_without_image};
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
-use crate::curve::{scalar_words, GpuCurve};
-use crate::gpu::run::PointSource;
+use crate::curve::{scalar_words, CurveSpec, GpuCurve};
+use crate::gpu::run::{PointSource, Timings};
 use crate::plan::Plan;
 use crate::step::Step;
 use crate::upload::{Points, Scalars};
@@ -109,12 +109,27 @@ impl MsmContext {
         if let Some(from) = pass.no_image {
             result += sum_without_image(&points_upload, &scalars_upload, from)?;
         }
-        let timings = pass.timings;
         let host_seconds = now_seconds() - started;
-
-        // The cost model's bucket sizes, from scalars converted on the host (profiling only).
         let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
-        let (_, counts) = decompose(&scalar_words(scalars), &skip, &plan);
+        Ok(Profile::of_pass::<G>(spec, plan, pass.timings, scalars, &skip, result, host_seconds))
+    }
+}
+
+impl<R> Profile<R> {
+    /// The profile of a pass run with timings for `plan`, whose result (`result`) took the host
+    /// `host_seconds`: each step's time, and its multiplications by the cost model, whose bucket
+    /// sizes come from `scalars` decomposed on the host (profiling only) for points of which
+    /// `skip` marks the identities.
+    pub(crate) fn of_pass<G: GpuCurve>(
+        spec: &CurveSpec,
+        plan: Plan,
+        timings: Option<Timings>,
+        scalars: &[G::ScalarField],
+        skip: &[bool],
+        result: R,
+        host_seconds: f64,
+    ) -> Self {
+        let (_, counts) = decompose(&scalar_words(scalars), skip, &plan);
         let muls = step_field_muls(spec, &plan, &counts);
         let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
         let timings = timings.expect("profiled runs are timed");
@@ -127,6 +142,6 @@ impl MsmContext {
             }))
             .chain([untimed("readback", timings.readback)])
             .collect();
-        Ok(Profile { result, plan, steps, host_seconds })
+        Profile { result, plan, steps, host_seconds }
     }
 }

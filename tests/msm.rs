@@ -385,6 +385,11 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
         let sets: [&[G::ScalarField]; 2] = [&other, &scalars];
         let batch = pollster::block_on(ctx.msm_prepared_batch(&bases, &sets));
         assert_eq!(batch, Ok(vec![expected_other, expected]), "{what}: batch");
+        let profile = pollster::block_on(ctx.msm_prepared_profiled(&bases, &scalars)).expect("profiled");
+        assert_eq!((profile.result, profile.plan.fold), (expected, factor), "{what}: profiled");
+        let accumulation =
+            profile.steps.iter().find(|s| s.name == "accumulate_chunks" || s.name == "step_affine_chunks");
+        assert!(accumulation.is_some_and(|s| s.field_muls > 0), "{what}: the profile counts the accumulation");
     }
     if let Some(narrow) = narrow_context().filter(|_| tests_every_form::<G>()) {
         for factor in [3, max] {
@@ -395,7 +400,11 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     }
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
     let bases = pollster::block_on(split.prepare_with(&points, PrepareOptions { precompute_factor: 4 }));
-    assert_eq!(pollster::block_on(split.msm_prepared(&bases.expect("prepare"), &scalars)), Ok(expected), "passes");
+    let bases = bases.expect("prepare");
+    assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Ok(expected), "passes");
+    // Profiles take bases of one pass: InputTooLarge names the pass size.
+    let profiled = pollster::block_on(split.msm_prepared_profiled(&bases, &scalars));
+    assert!(matches!(profiled.err(), Some(MsmError::InputTooLarge { n: 300, .. })));
     for factor in [0, max + 1] {
         let bad = pollster::block_on(ctx.prepare_with(&points, PrepareOptions { precompute_factor: factor }));
         assert_eq!(bad.err(), Some(MsmError::InvalidPrecomputeFactor { factor, max }));
