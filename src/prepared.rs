@@ -352,11 +352,7 @@ impl MsmContext {
         };
         let upload = Scalars::<G>::Arkworks(scalars);
         let runner = self.bases_runner::<G>().await?;
-        let plan = pass
-            .folded
-            .unwrap_or_else(|| Plan::choose(pass.n, upload.bits()))
-            .with_inputs(upload.plan_inputs())
-            .for_form(runner.kernels().form);
+        let plan = pass_plan(pass, &upload).for_form(runner.kernels().form);
         let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &upload, true).await?;
         let started = now_seconds();
         let mut sum = combine_windows(&result.window_sums, &plan);
@@ -403,8 +399,7 @@ impl MsmContext {
         let runner = self.bases_runner::<G>().await?;
         for (k, pass) in bases.passes.iter().enumerate() {
             let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
-            let plan =
-                pass.folded.unwrap_or_else(|| Plan::choose(pass.n, first.bits())).with_inputs(first.plan_inputs());
+            let plan = pass_plan(pass, first);
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
             // Points the pass left out (a pass run again on the Weierstrass model held them all).
             let left_out = |set: &Scalars<'_, G>, result: &PassResult<G::Group>| {
@@ -415,4 +410,10 @@ impl MsmContext {
         }
         Ok(totals)
     }
+}
+
+/// The plan of a call over one pass of bases with scalars of `scalars`' form: the folded plan
+/// `prepare` chose for its multiples, or a plain one.
+fn pass_plan<G: GpuCurve>(pass: &PreparedPass, scalars: &Scalars<'_, G>) -> Plan {
+    pass.folded.unwrap_or_else(|| Plan::choose(pass.n, scalars.bits())).with_inputs(scalars.plan_inputs())
 }
