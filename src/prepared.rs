@@ -2,6 +2,7 @@
 //! (provers reuse the same SRS points with new scalars).
 
 use std::marker::PhantomData;
+use std::ops::Range;
 
 use ark_ff::Zero;
 
@@ -57,6 +58,17 @@ impl<G: GpuCurve> PreparedBases<G> {
     /// here).
     pub fn kernels(&self) -> Kernels {
         self.kernels
+    }
+
+    /// What a pass over the bases in `range` left to the host: the multiples of its points
+    /// without an Edwards image by `scalars` (the pass's set, indexed from `range.start`), or
+    /// zero where the pass ran on the Weierstrass model (it held them all).
+    fn left_out_sum(&self, range: Range<usize>, scalars: &Scalars<'_, G>, result: &PassResult<G::Group>) -> G::Group {
+        if !result.on_edwards {
+            return G::Group::zero();
+        }
+        let left = self.without_image.iter().filter(|(i, _)| range.contains(i));
+        left.map(|(i, point)| times(point.into_group(), &scalars.le_bytes(i - range.start))).sum()
     }
 }
 
@@ -355,14 +367,8 @@ impl MsmContext {
         let plan = pass_plan(pass, &upload).for_form(runner.kernels().form);
         let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &upload, true).await?;
         let started = now_seconds();
-        let mut sum = combine_windows(&result.window_sums, &plan);
-        if result.on_edwards {
-            sum += bases
-                .without_image
-                .iter()
-                .map(|(i, point)| times(point.into_group(), &upload.le_bytes(*i)))
-                .sum::<G::Group>();
-        }
+        let sum =
+            combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..pass.n as usize, &upload, &result);
         let host_seconds = now_seconds() - started;
         let skip = vec![false; plan.n as usize];
         Ok(Profile::of_pass::<G>(runner.spec, plan, result.timings, scalars, &skip, sum, host_seconds))
@@ -401,10 +407,8 @@ impl MsmContext {
             let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
             let plan = pass_plan(pass, first);
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
-            // Points the pass left out (a pass run again on the Weierstrass model held them all).
             let left_out = |set: &Scalars<'_, G>, result: &PassResult<G::Group>| {
-                let left = bases.without_image.iter().filter(|(i, _)| result.on_edwards && range.contains(i));
-                Ok(left.map(|(i, point)| times(point.into_group(), &set.le_bytes(i - range.start))).sum())
+                Ok(bases.left_out_sum(range.clone(), set, result))
             };
             self.run_sets(&runner, plan, PointSource::Prepared(pass), &pass_sets, &mut totals, left_out).await?;
         }

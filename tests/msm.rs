@@ -257,6 +257,7 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
             pollster::block_on(ctx.msm(points, scalars)),
             pollster::block_on(ctx.msm_prepared(&bases, scalars)),
             pollster::block_on(ctx.msm_prepared(&folded, scalars)),
+            pollster::block_on(ctx.msm_prepared_profiled(&bases, scalars)).map(|profile| profile.result),
         ] {
             match got {
                 Ok(got) => assert_eq!(got, expected, "{what}"),
