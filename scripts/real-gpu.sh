@@ -15,6 +15,8 @@
 #   g2        the G2 groups at 2^16 and 2^20 (g2:N: at 2^N only)
 #   base      msm-base at 2^16 and 2^20
 #   forms     each of FORMS on FORMS_CURVES at 2^FORMS_SIZE, against the calibrated form
+#             (default: the batched form software GPUs run, with its plan, and loops of 2 and
+#             6 rounds; the sixth session measured straight-line code, wide-gpu-12)
 #   cold      each of COLD_CURVES' first use at 2^12 without NVIDIA's shader cache or the
 #             calibration file, in parts (context, calibration, first MSM); msm-base and msm-mid
 #             too where present, in turn
@@ -126,7 +128,7 @@ for phase in "$@"; do
         ;;
     forms)
         for curve in ${FORMS_CURVES:-bn254 bls12-381}; do
-            for form in ${FORMS:-wide-gpu-12}; do
+            for form in ${FORMS:-wide wide-gpu-2 wide-gpu-6}; do
                 main_job "$curve $form" msm "$curve" "${FORMS_SIZE:-20}" --field "$form"
             done
         done
