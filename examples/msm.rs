@@ -21,6 +21,9 @@
 //! where the bases fit one pass). `--profile-cold` makes the first MSM a profiled one
 //! and prints its steps' times: on a driver that compiles a pipeline at its first dispatch
 //! (llvmpipe) each includes its compilation, so the cold call shows which kernel costs most.
+//! `--chunk-len N` makes hardware GPUs' plans accumulate N entries per thread (a power of two,
+//! at least 16; `webgpu_msm::plan::force_hardware_chunk_len`), to measure on a device how the
+//! accumulation's thread count matters.
 
 use std::time::Instant;
 
@@ -72,6 +75,13 @@ fn main() {
     let profile_cold = args.iter().any(|a| a == "--profile-cold");
     let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));
     let prepared: Option<u32> = value("--prepared").map(|v| v.parse().expect("--prepared takes a precompute factor"));
+    if let Some(len) = value("--chunk-len") {
+        let len = len.parse().ok().filter(|&len| webgpu_msm::plan::force_hardware_chunk_len(Some(len)));
+        if len.is_none() {
+            eprintln!("--chunk-len takes a power of two of at least {}", webgpu_msm::plan::MIN_CHUNK_LEN);
+            std::process::exit(2);
+        }
+    }
     let accumulation = match value("--accumulation").as_deref() {
         None => None,
         Some("projective") => Some(Accumulation::Projective),

@@ -17,6 +17,10 @@
 #   forms     each of FORMS on FORMS_CURVES at 2^FORMS_SIZE, against the calibrated form
 #             (default: the batched form software GPUs run, with its plan, and loops of 2 and
 #             6 rounds; the sixth session measured straight-line code, wide-gpu-12)
+#   chunks    each G1 curve at 2^CHUNKS_SIZE (default 20) with the plan's accumulation chunks
+#             and with each of CHUNK_LENS entries per thread (default "512 128 64 32"), in
+#             turn: whether a GPU runs the plan's 69,632 threads at 2^20 in one round and a
+#             short second one (shorter chunks: more, shorter rounds)
 #   cold      each of COLD_CURVES' first use at 2^12 without NVIDIA's shader cache or the
 #             calibration file, in parts (context, calibration, first MSM); msm-base and msm-mid
 #             too where present, in turn
@@ -123,6 +127,14 @@ for phase in "$@"; do
                 from=$(($(wc -l <"$log") + 1))
                 __GL_SHADER_DISK_CACHE=0 WEBGPU_MSM_CACHE_DIR='' step 150 "$bin/$binary" --curve "$curve" --log-size 12
                 echo "SUMMARY $curve $binary 2^12 $(tail -n +"$from" "$log" | grep -E "^(GPU cold|cold call's parts)" | tr '\n' ' ')" >>"$log"
+            done
+        done
+        ;;
+    chunks)
+        for curve in $curves; do
+            main_job "$curve chunks plan" msm "$curve" "${CHUNKS_SIZE:-20}"
+            for len in ${CHUNK_LENS:-512 128 64 32}; do
+                main_job "$curve chunks $len" msm "$curve" "${CHUNKS_SIZE:-20}" --chunk-len "$len"
             done
         done
         ;;

@@ -1,5 +1,7 @@
 //! Sizes of one MSM call: window width, windows, buckets and reduction threads.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use bytemuck::{Pod, Zeroable};
 
 use crate::wgsl::MulForm;
@@ -34,6 +36,26 @@ pub const MIN_HARDWARE_SEGMENT_LEN: u32 = 8;
 pub const CARRY_GROUP: u32 = 64;
 /// Fewest CSR entries one bucket-accumulation thread adds.
 pub const MIN_CHUNK_LEN: u32 = 16;
+/// Entries per accumulation chunk forced on hardware GPUs' plans, 0 for each plan's own
+/// ([`force_hardware_chunk_len`]).
+static FORCED_HARDWARE_CHUNK_LEN: AtomicU32 = AtomicU32::new(0);
+
+/// Makes every hardware GPU's plan in this process ([`Plan::for_form`]) accumulate `chunk_len`
+/// entries per thread, or (`None`) each plan its own: a benchmark's knob for measuring on a
+/// device how the number of accumulation threads matters (`examples/msm --chunk-len`). Plain
+/// plans at 2^20 points run 17 windows of 4,096 chunks of 256 entries, about as many threads as
+/// a large GPU holds at once, so a GPU may run them in one full round and a short second one.
+/// Any chunk length gives the same results; buffer sizes and passes follow it. Returns
+/// `false`, changing nothing, unless `chunk_len` is a power of two of at least
+/// [`MIN_CHUNK_LEN`].
+pub fn force_hardware_chunk_len(chunk_len: Option<u32>) -> bool {
+    let value = chunk_len.unwrap_or(0);
+    if chunk_len.is_some_and(|len| !len.is_power_of_two() || len < MIN_CHUNK_LEN) {
+        return false;
+    }
+    FORCED_HARDWARE_CHUNK_LEN.store(value, Ordering::Relaxed);
+    true
+}
 /// Most accumulation chunks per window. The reduction thread that adds a bucket's pieces adds
 /// one per chunk the bucket spans (all of them when every scalar is equal): 4096 additions, plus
 /// its segment's few dozen, of at most about 13 loop back-edges each stay within llvmpipe's
@@ -139,6 +161,12 @@ impl Plan {
     /// hardware plan too. Applying it twice changes nothing, so buffer sizing and dispatch can
     /// both apply it.
     pub fn for_form(self, form: MulForm) -> Self {
+        self.for_form_with(form, FORCED_HARDWARE_CHUNK_LEN.load(Ordering::Relaxed))
+    }
+
+    /// [`Plan::for_form`] with `forced_chunk_len` entries per accumulation chunk on hardware
+    /// GPUs, or the plan's own where it is 0 ([`force_hardware_chunk_len`]).
+    fn for_form_with(self, form: MulForm, forced_chunk_len: u32) -> Self {
         if form.batched() {
             return self;
         }
@@ -148,9 +176,10 @@ impl Plan {
         {
             segments *= 2;
         }
-        let chunk_len = match self.fold {
-            1 => self.chunk_len,
-            _ => Plan::chunk_len_for(self.scalars_per_set(), self.num_buckets),
+        let chunk_len = match (forced_chunk_len, self.fold) {
+            (0, 1) => self.chunk_len,
+            (0, _) => Plan::chunk_len_for(self.scalars_per_set(), self.num_buckets),
+            (forced, _) => forced,
         };
         let chunks_per_window = self.n.div_ceil(chunk_len);
         Plan {
@@ -384,6 +413,24 @@ mod tests {
         // Prepared bases with F = 4 at 2^20: the chunks of a plain call's length.
         let split = Plan::folded(1 << 20, 256, 4).for_form(MulForm::WIDE_GPU);
         assert_eq!((split.chunk_len, split.chunks_per_window, split.carry_group), (256, 16_384, 128));
+    }
+
+    #[test]
+    fn a_forced_chunk_length_applies_to_hardware_plans_only() {
+        for plan in [Plan::choose(1 << 20, 253), Plan::folded(1 << 16, 256, 4), Plan::choose(100, 253)] {
+            assert_eq!(plan.for_form_with(MulForm::WIDE, 64), plan, "software GPUs keep the plan");
+            for len in [MIN_CHUNK_LEN, 64, 1 << 12] {
+                let split = plan.for_form_with(MulForm::ROLLED_GPU, len);
+                assert_eq!(split.for_form_with(MulForm::ROLLED_GPU, len), split, "idempotent");
+                assert_eq!((split.chunk_len, split.chunks_per_window), (len, plan.n.div_ceil(len)));
+                assert!(split.chunks_per_window.div_ceil(split.carry_group) <= split.carry_group);
+            }
+        }
+        // 2^20 points in chunks of 64: 16,384 chunks per window, carries in groups of 128.
+        let split = Plan::choose(1 << 20, 253).for_form_with(MulForm::WIDE_GPU, 64);
+        assert_eq!((split.chunks_per_window, split.carry_group), (16_384, 128));
+        assert!(!force_hardware_chunk_len(Some(48)) && !force_hardware_chunk_len(Some(8)));
+        assert_eq!(FORCED_HARDWARE_CHUNK_LEN.load(Ordering::Relaxed), 0, "refused values change nothing");
     }
 
     #[test]
