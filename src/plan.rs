@@ -56,6 +56,7 @@ pub fn force_hardware_chunk_len(chunk_len: Option<u32>) -> bool {
     FORCED_HARDWARE_CHUNK_LEN.store(value, Ordering::Relaxed);
     true
 }
+
 /// Most accumulation chunks per window. The reduction thread that adds a bucket's pieces adds
 /// one per chunk the bucket spans (all of them when every scalar is equal): 4096 additions, plus
 /// its segment's few dozen, of at most about 13 loop back-edges each stay within llvmpipe's
