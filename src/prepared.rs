@@ -60,6 +60,14 @@ impl<G: GpuCurve> PreparedBases<G> {
         self.kernels
     }
 
+    /// `ForeignBases` unless these bases were prepared on `ctx`.
+    fn check_owner(&self, ctx: &MsmContext) -> Result<(), MsmError> {
+        match self.context_id == ctx.id {
+            true => Ok(()),
+            false => Err(MsmError::ForeignBases),
+        }
+    }
+
     /// What a pass over the bases in `range` left to the host: the multiples of its points
     /// without an Edwards image by `scalars` (the pass's set, indexed from `range.start`), or
     /// zero where the pass ran on the Weierstrass model (it held them all).
@@ -356,9 +364,7 @@ impl MsmContext {
         if scalars.len() != bases.len {
             return Err(MsmError::LengthMismatch { points: bases.len, scalars: scalars.len() });
         }
-        if bases.context_id != self.id {
-            return Err(MsmError::ForeignBases);
-        }
+        bases.check_owner(self)?;
         let [pass] = bases.passes.as_slice() else {
             return Err(MsmError::InputTooLarge { n: bases.len, max: bases.pass_len });
         };
@@ -394,9 +400,7 @@ impl MsmContext {
         sets: &[Scalars<'_, G>],
     ) -> Result<Vec<G::Group>, MsmError> {
         check_set_lengths(bases.len, sets.iter().map(Scalars::len))?;
-        if bases.context_id != self.id {
-            return Err(MsmError::ForeignBases);
-        }
+        bases.check_owner(self)?;
         self.gpu().check_alive()?;
         let mut totals = vec![G::Group::zero(); sets.len()];
         let Some(first) = sets.first() else {

@@ -358,6 +358,8 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
 
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(256);
     assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Err(MsmError::ForeignBases));
+    let profiled = pollster::block_on(split.msm_prepared_profiled(&bases, &scalars));
+    assert_eq!(profiled.err(), Some(MsmError::ForeignBases), "profiled");
     let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
     assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
 }
