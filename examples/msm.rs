@@ -358,11 +358,13 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
     };
     let rate = rates.field_muls_per_second;
     println!(
-        "device: {:.1} M field multiplications/s; {:.2} M mixed additions/s ({:.0}% of the rate their {} multiplications allow)",
+        "device: {:.1} M field multiplications/s; {:.2} M mixed additions/s ({:.0}% of the rate their {} multiplications allow; over {} and {} threads)",
         rate / 1e6,
         rates.add_stored_per_second / 1e6,
         100.0 * rates.add_stored_per_second * G::spec().op_muls().add_stored as f64 / rate,
-        G::spec().op_muls().add_stored
+        G::spec().op_muls().add_stored,
+        rates.threads[0],
+        rates.threads[1]
     );
     let profile = match pollster::block_on(ctx.msm_profiled(points, scalars)) {
         Ok(profile) => profile,

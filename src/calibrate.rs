@@ -4,7 +4,7 @@
 //! ([`MsmContext::with_mul_form`], [`MsmContext::with_accumulation`]). Results are kept per
 //! adapter and curve for the life of the process, so a second context on the same adapter
 //! measures nothing, and natively also in a file, so later processes measure nothing either:
-//! `calibrations-v2.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
+//! `calibrations-v3.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
 //! `$XDG_CACHE_HOME/webgpu-msm` or `~/.cache/webgpu-msm`. A file entry is keyed by the adapter,
 //! its driver, the curve, the candidates and their generated microbenchmark code, so a new
 //! driver or changed kernels measure again. A form that measured less than 15% ahead of the
@@ -79,6 +79,11 @@ const MIN_RUN_SECONDS: f64 = 0.02;
 /// Fewest and most threads of a microbenchmark run.
 const MIN_BENCH_THREADS: u32 = 1 << 10;
 const MAX_BENCH_THREADS: u32 = 1 << 18;
+/// On hardware GPUs a run of at least [`MIN_RUN_SECONDS`] grows on, 4× the threads at a time,
+/// while that raises the rate by at least this factor ([`ThreadSearch`]).
+const FILL_GAIN: f64 = 1.1;
+/// …and while the last run took at most this long (4× the threads take up to 4× as long).
+const MAX_FILL_RUN_SECONDS: f64 = 0.05;
 /// Dependent mixed additions per thread of `bench_add_stored` (`CHAIN / 8` in
 /// `shaders/benchmarks.wgsl`).
 pub(crate) const ADDS_PER_THREAD: u64 = 32;
@@ -353,20 +358,20 @@ impl<'a> Microbenchmark<'a> {
         Ok(best)
     }
 
-    /// Operations per second (multiplications or mixed additions): after one run that compiles
-    /// the kernel, over enough threads that a run takes at least 20 ms (from 2^10 threads, ×4
-    /// at a time, to 2^18), the faster of two runs at that size; and that number of threads.
-    async fn rate(&self) -> Result<(f64, u32), MsmError> {
+    /// Operations per second (multiplications or mixed additions) and the threads they were
+    /// measured over: after one run that compiles the kernel, runs at the thread counts
+    /// [`ThreadSearch`] picks (on hardware GPUs until the device is full), then the chosen count
+    /// once more, the faster of its two runs.
+    pub(crate) async fn rate(&self) -> Result<(f64, u32), MsmError> {
         self.seconds(MIN_BENCH_THREADS, 1).await?;
+        let mut search = ThreadSearch::new(!self.gpu.software);
         let mut threads = MIN_BENCH_THREADS;
-        loop {
-            let seconds = self.seconds(threads, 1).await?;
-            if seconds >= MIN_RUN_SECONDS || threads >= MAX_BENCH_THREADS {
-                let seconds = seconds.min(self.seconds(threads, 1).await?);
-                return Ok((self.operations(threads) / seconds, threads));
-            }
-            threads = (threads * 4).min(MAX_BENCH_THREADS);
+        while let Some(next) = search.after_run(threads, self.seconds(threads, 1).await?) {
+            threads = next;
         }
+        let (threads, seconds) = search.chosen();
+        let seconds = seconds.min(self.seconds(threads, 1).await?);
+        Ok((self.operations(threads) / seconds, threads))
     }
 
     /// Operations per second of one run over `threads` threads.
@@ -377,6 +382,50 @@ impl<'a> Microbenchmark<'a> {
     /// Operations of one run over `threads` threads.
     fn operations(&self, threads: u32) -> f64 {
         threads as f64 * self.bench.operations_per_thread(self.spec) as f64
+    }
+}
+
+/// The thread counts of a microbenchmark's runs: from [`MIN_BENCH_THREADS`], 4× at a time up
+/// to [`MAX_BENCH_THREADS`], until a run takes at least [`MIN_RUN_SECONDS`] (shorter runs
+/// measure the submission more than the kernel). On a hardware GPU on from there while 4× the
+/// threads still raise the rate by [`FILL_GAIN`] and the last run took at most
+/// [`MAX_FILL_RUN_SECONDS`]: a slow kernel reaches 20 ms long before it fills a large GPU. By
+/// its rate the H100 timed the BLS12 G2 groups' 13-bit mixed additions over 1,024 threads
+/// (under 8 per SM) against the 32-bit form's 65,536, and the profiles' fixed 16,384 threads
+/// measured an H200's 32-bit multiplications at 2.1–9.1 G/s where 2^18 threads gave 15 G/s
+/// (BENCHMARKS.md).
+/// Software GPUs are full at a few hundred threads, and each longer run costs them seconds.
+#[derive(Debug)]
+struct ThreadSearch {
+    /// Whether to go on until the rate stops rising (hardware GPUs).
+    fill: bool,
+    /// The run with the highest rate among those of at least [`MIN_RUN_SECONDS`] or over
+    /// [`MAX_BENCH_THREADS`]: threads and seconds.
+    chosen: Option<(u32, f64)>,
+}
+
+impl ThreadSearch {
+    fn new(fill: bool) -> Self {
+        ThreadSearch { fill, chosen: None }
+    }
+
+    /// Notes that a run over `threads` threads took `seconds`; the threads of the next run, or
+    /// `None` when the search is done.
+    fn after_run(&mut self, threads: u32, seconds: f64) -> Option<u32> {
+        let at_most = threads >= MAX_BENCH_THREADS;
+        let long = seconds >= MIN_RUN_SECONDS;
+        let rate = |(threads, seconds): (u32, f64)| threads as f64 / seconds;
+        let gained = self.chosen.is_none_or(|chosen| rate((threads, seconds)) >= FILL_GAIN * rate(chosen));
+        if (long || at_most) && self.chosen.is_none_or(|chosen| rate((threads, seconds)) > rate(chosen)) {
+            self.chosen = Some((threads, seconds));
+        }
+        let grow = !at_most && (!long || (self.fill && gained && seconds <= MAX_FILL_RUN_SECONDS));
+        grow.then_some((threads * 4).min(MAX_BENCH_THREADS))
+    }
+
+    /// The threads and seconds of the run that counts (see `chosen`).
+    fn chosen(&self) -> (u32, f64) {
+        self.chosen.expect("a search ends after a run it keeps")
     }
 }
 
@@ -621,6 +670,10 @@ mod stored {
     use crate::step::Kernels;
     use crate::wgsl::{compose, Stage};
 
+    /// v3: rates measured until a hardware GPU is full ([`super::ThreadSearch`]); v2's were
+    /// measured over as few threads as took 20 ms, which could choose from an under-filled run.
+    const FILE_NAME: &str = "calibrations-v3.txt";
+
     fn path() -> Option<PathBuf> {
         let dir = match std::env::var_os("WEBGPU_MSM_CACHE_DIR") {
             Some(dir) if dir.is_empty() => return None,
@@ -630,7 +683,7 @@ mod stored {
                 .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?
                 .join("webgpu-msm"),
         };
-        Some(dir.join("calibrations-v2.txt"))
+        Some(dir.join(FILE_NAME))
     }
 
     /// The key of an entry: the in-process key and the candidates' microbenchmark code.
@@ -739,7 +792,7 @@ mod stored {
         fn entries_round_trip_through_the_file() {
             let spec = crate::CurveId::ALL[0].spec();
             let dir = std::env::temp_dir().join(format!("webgpu-msm-calibration-{}", std::process::id()));
-            let path = dir.join("calibrations-v2.txt");
+            let path = dir.join(super::FILE_NAME);
             let candidates = Candidates {
                 forms: vec![MulForm::WIDE, MulForm::ROLLED],
                 accumulations: vec![Accumulation::Projective, Accumulation::BatchAffine],
@@ -771,7 +824,10 @@ mod stored {
 
 #[cfg(test)]
 mod tests {
-    use super::{decisive, measure_forms, multiplications_settle, narrow_form_on, Bench, Candidates};
+    use super::{
+        decisive, measure_forms, multiplications_settle, narrow_form_on, Bench, Candidates, ThreadSearch,
+        MAX_BENCH_THREADS, MIN_BENCH_THREADS,
+    };
     use crate::step::Accumulation;
     use crate::testing::shared_context;
     use crate::wgsl::MulForm;
@@ -787,6 +843,47 @@ mod tests {
         assert!(!decisive(&[(wide, 26.8e6), (rolled, 29.0e6)]));
         assert!(decisive(&[(wide, 1.0), (rolled, 1.15)]));
         assert!(decisive(&[]) && decisive(&[(wide, 1.0)]), "nothing to compare: kept");
+    }
+
+    /// The thread counts `ThreadSearch` runs on a model device whose `seconds(threads)` a run
+    /// takes, and the threads and rate (threads per second) it keeps.
+    fn search(fill: bool, seconds: impl Fn(u32) -> f64) -> (Vec<u32>, u32, f64) {
+        let mut search = ThreadSearch::new(fill);
+        let mut runs = vec![MIN_BENCH_THREADS];
+        while let Some(next) = search.after_run(*runs.last().unwrap(), seconds(*runs.last().unwrap())) {
+            runs.push(next);
+        }
+        let (threads, seconds) = search.chosen();
+        (runs, threads, threads as f64 / seconds)
+    }
+
+    /// A model GPU that holds `resident` threads at once, each taking `wave` seconds, after a
+    /// submission overhead of 0.1 ms.
+    fn gpu(resident: u32, wave: f64) -> impl Fn(u32) -> f64 {
+        move |threads| 1e-4 + wave * threads.div_ceil(resident) as f64
+    }
+
+    /// A kernel whose 1,024 threads already take 27 ms (the BLS12 G2 groups' 13-bit mixed
+    /// additions on an H100) is measured on a large hardware GPU over threads that fill it, at
+    /// its full rate, and on a software GPU (where each further run costs seconds) after the
+    /// first run that long. A fast kernel grows to the most threads either way; a small GPU that
+    /// is full early stops after the first run that gains nothing.
+    #[test]
+    fn microbenchmarks_fill_a_hardware_gpu_before_they_count() {
+        let large = gpu(1 << 17, 0.027);
+        let (runs, threads, rate) = search(true, &large);
+        assert!(threads >= 1 << 17 && rate > 0.9 * (1 << 17) as f64 / 0.027, "{runs:?}: {threads} at {rate}");
+        let (runs, threads, rate) = search(false, &large);
+        assert_eq!((runs.as_slice(), threads), (&[MIN_BENCH_THREADS][..], MIN_BENCH_THREADS), "software: {rate}");
+
+        for fill in [true, false] {
+            let (runs, threads, _) = search(fill, gpu(100_000, 0.000_5));
+            assert_eq!(threads, MAX_BENCH_THREADS, "fast kernel, fill {fill}: {runs:?}");
+        }
+
+        let (runs, threads, rate) = search(true, gpu(8_192, 0.02));
+        assert!(threads >= 8_192 && rate > 0.9 * 8_192.0 / 0.02, "{runs:?}: {threads} at {rate}");
+        assert_eq!(runs, [1 << 10, 1 << 12, 1 << 14, 1 << 16], "stops once 4× the threads gain nothing");
     }
 
     /// A hardware GPU's form measurement on this device: it returns both forms' rates, and

@@ -15,10 +15,6 @@ use crate::step::Step;
 use crate::upload::{Points, Scalars};
 use crate::{MsmContext, MsmError};
 
-/// Threads of the microbenchmark.
-const BENCH_THREADS: u32 = 16_384;
-/// Timed runs of the microbenchmark; the fastest counts (the first also compiles).
-const BENCH_RUNS: usize = 3;
 
 /// One timed step of a profiled run.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,24 +56,24 @@ pub struct DeviceRates {
     pub field_muls_per_second: f64,
     /// Mixed additions (a stored input point into a bucket) per second.
     pub add_stored_per_second: f64,
+    /// Threads of the runs that measured the two rates, in that order: as many as raised the
+    /// rate (a large GPU fills only with tens of thousands).
+    pub threads: [u32; 2],
 }
 
 impl MsmContext {
     /// Measures curve `G`'s [`DeviceRates`] on this device, in the field form calibration chose
-    /// for it: chains of 256 dependent `field_mul` (of 32 mixed additions) in each of 16,384
-    /// threads, fastest of three runs each.
+    /// for it: chains of 256 dependent `field_mul` (of 32 mixed additions) per thread, over as
+    /// many threads as calibration's microbenchmarks run (on hardware GPUs, until more threads
+    /// no longer raise the rate).
     pub async fn device_rates<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
         let runner = self.runner::<G>().await?;
         let (gpu, spec, form) = (self.gpu(), runner.spec, runner.kernels().form);
-        let threads = BENCH_THREADS as f64;
-        let mul_seconds =
-            Microbenchmark::new(gpu, spec, form, Bench::FieldMul).await?.seconds(BENCH_THREADS, BENCH_RUNS).await?;
-        let add_seconds =
-            Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.seconds(BENCH_THREADS, BENCH_RUNS).await?;
-        Ok(DeviceRates {
-            field_muls_per_second: threads * Bench::FieldMul.operations_per_thread(spec) as f64 / mul_seconds,
-            add_stored_per_second: threads * Bench::AddStored.operations_per_thread(spec) as f64 / add_seconds,
-        })
+        let (field_muls_per_second, mul_threads) =
+            Microbenchmark::new(gpu, spec, form, Bench::FieldMul).await?.rate().await?;
+        let (add_stored_per_second, add_threads) =
+            Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.rate().await?;
+        Ok(DeviceRates { field_muls_per_second, add_stored_per_second, threads: [mul_threads, add_threads] })
     }
 
     /// [`MsmContext::msm`] with every GPU step submitted and timed on its own, and the cost
