@@ -391,6 +391,13 @@ fn print_steps<R>(label: &str, profile: &Profile<R>, rate: f64) {
         plan.total_chunks(),
         plan.segments
     );
+    println!(
+        "steps {}",
+        match profile.steps_on_gpu {
+            true => "timed on the GPU (timestamp queries), all in one submission",
+            false => "each submitted and waited for on its own, timed on the host",
+        }
+    );
     println!("{:<24} {:>10} {:>14} {:>11}", "step", "time", "field muls", "efficiency");
     for step in &profile.steps {
         let efficiency = step.efficiency(rate).map_or("-".to_string(), |e| format!("{:.0}%", 100.0 * e));

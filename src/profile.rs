@@ -15,7 +15,6 @@ use crate::step::Step;
 use crate::upload::{Points, Scalars};
 use crate::{MsmContext, MsmError};
 
-
 /// One timed step of a profiled run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepProfile {
@@ -47,6 +46,9 @@ pub struct Profile<R> {
     pub steps: Vec<StepProfile>,
     /// Host time after the readback (decoding, window sums, Horner).
     pub host_seconds: f64,
+    /// Whether the GPU steps were timed on the GPU (timestamp queries), all in one submission;
+    /// else each was submitted and waited for on its own, its time measured on the host.
+    pub steps_on_gpu: bool,
 }
 
 /// Throughput of the device on the generated code of one curve.
@@ -129,6 +131,7 @@ impl<R> Profile<R> {
         let muls = step_field_muls(spec, &plan, &counts);
         let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
         let timings = timings.expect("profiled runs are timed");
+        let steps_on_gpu = timings.steps_on_gpu;
         let untimed = |name, seconds| StepProfile { name, seconds, field_muls: 0 };
         let steps = std::iter::once(untimed("upload", timings.upload))
             .chain(timings.steps.into_iter().map(|(step, seconds)| StepProfile {
@@ -138,6 +141,6 @@ impl<R> Profile<R> {
             }))
             .chain([untimed("readback", timings.readback)])
             .collect();
-        Profile { result, plan, steps, host_seconds }
+        Profile { result, plan, steps, host_seconds, steps_on_gpu }
     }
 }

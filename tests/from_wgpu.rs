@@ -60,6 +60,42 @@ impl CurveFn for CalibratesForms<'_> {
     }
 }
 
+/// A profiled MSM of 100 random points matches arkworks; its steps were timed on the GPU in
+/// one submission exactly when the second field says so, and each took a time.
+struct ProfileTimes<'a>(&'a MsmContext, bool);
+
+impl CurveFn for ProfileTimes<'_> {
+    type Output = ();
+    fn call<G: GpuCurve>(self) {
+        let mut rng = StdRng::seed_from_u64(22);
+        let points: Vec<G> = (0..100).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
+        let scalars: Vec<G::ScalarField> = (0..100).map(|_| G::ScalarField::rand(&mut rng)).collect();
+        let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+        let profile = block_on(self.0.msm_profiled(&points, &scalars)).expect("profiled");
+        assert_eq!(profile.result, expected, "{}", G::ID);
+        assert_eq!(profile.steps_on_gpu, self.1, "{}", G::ID);
+        assert!(profile.steps.iter().all(|s| s.seconds.is_finite() && s.seconds >= 0.0), "{:?}", profile.steps);
+        let accumulation = profile.steps.iter().find(|s| s.field_muls > 0 && s.name.contains("chunks"));
+        assert!(accumulation.is_some_and(|s| s.seconds > 0.0), "{:?}", profile.steps);
+    }
+}
+
+/// Profiles time the steps with GPU timestamps, all in one submission, where the device has
+/// `TIMESTAMP_QUERY` (the context's own device asks for it; lavapipe and SwiftShader have it),
+/// and on a caller's device without it each step on its own, timed on the host.
+#[test]
+fn profiles_time_steps_on_the_gpu_where_the_device_has_timestamps() {
+    let Some(ctx) = shared_context() else { return };
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = block_on(instance.request_adapter(&Default::default())).expect("adapter");
+    let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+    CurveId::ALL[0].call(ProfileTimes(ctx, timestamps));
+    let (device, queue) = callers_device(wgpu::Limits::default());
+    assert!(!device.features().contains(wgpu::Features::TIMESTAMP_QUERY));
+    let without = MsmContext::from_wgpu(device, queue).expect("a device with default limits suits");
+    CurveId::ALL[0].call(ProfileTimes(&without, false));
+}
+
 #[test]
 fn msm_runs_on_the_callers_device_which_stays_the_callers() {
     if shared_context().is_none() {

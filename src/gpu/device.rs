@@ -47,6 +47,14 @@ fn names(description: &str, name: &str) -> bool {
     description.to_lowercase().split(|c: char| !c.is_ascii_alphanumeric()).any(|word| word == name)
 }
 
+/// The optional features a device is created with where its adapter has them:
+/// `SHADER_INT64` for the 32-bit-limb field form (native Vulkan, Metal and DX12 devices; never
+/// browsers) and, natively, `TIMESTAMP_QUERY` for profiles (the JS API has none).
+#[cfg(not(target_arch = "wasm32"))]
+const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(wgpu::Features::TIMESTAMP_QUERY);
+#[cfg(target_arch = "wasm32")]
+const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64;
+
 /// A WebGPU device with its queue, and what happened to it.
 pub(crate) struct Gpu {
     /// The logical device.
@@ -59,6 +67,9 @@ pub(crate) struct Gpu {
     pub limits: wgpu::Limits,
     /// Whether the device was created with wgpu's `SHADER_INT64` (64-bit integers in WGSL).
     pub int64: bool,
+    /// Whether the device has wgpu's `TIMESTAMP_QUERY`: profiled runs then time each step on
+    /// the GPU, all steps in one submission (`run_stages`).
+    pub timestamps: bool,
     /// Whether the adapter is a software GPU ([`is_software`]).
     pub software: bool,
     /// Whether the adapter is Google's SwiftShader (Chrome's software GPU), whose compiler
@@ -93,15 +104,15 @@ impl Gpu {
         return Self::on_adapter(&adapter, browser_description).await;
     }
 
-    /// A device on `adapter` with WebGPU's default limits and, where the adapter has it,
-    /// `SHADER_INT64`; this crate's device-lost callback and uncaptured-error handler are set
-    /// on it.
+    /// A device on `adapter` with WebGPU's default limits and, where the adapter has them,
+    /// [`WANTED_FEATURES`]; this crate's device-lost callback and uncaptured-error handler are
+    /// set on it.
     pub(crate) async fn on_adapter(
         adapter: &wgpu::Adapter,
         #[cfg(target_arch = "wasm32")] browser_description: String,
     ) -> Result<Self, MsmError> {
         let limits = wgpu::Limits::default();
-        let features = adapter.features() & wgpu::Features::SHADER_INT64;
+        let features = adapter.features() & WANTED_FEATURES;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("webgpu-msm"),
@@ -139,6 +150,7 @@ impl Gpu {
     ) -> Gpu {
         let info = device.adapter_info();
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
+        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let software = is_software(info.device_type, &description);
         let swiftshader = names(&description, "swiftshader");
         Gpu {
@@ -147,6 +159,7 @@ impl Gpu {
             info,
             limits,
             int64,
+            timestamps,
             software,
             swiftshader,
             #[cfg(target_arch = "wasm32")]

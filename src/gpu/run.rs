@@ -25,7 +25,10 @@ pub(crate) struct RunOutput {
     pub timings: Option<Timings>,
 }
 
-/// Seconds of the parts of a profiled run, each submitted and waited for on its own.
+/// Seconds of the parts of a profiled run. The upload and the readback are each submitted and
+/// waited for on their own; the steps are timed on the GPU, all in one submission, where the
+/// device has timestamp queries ([`Gpu::timestamps`]), else each submitted and waited for on
+/// its own (which leaves the GPU idle between steps: a real GPU's clocks may drop there).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Timings {
     /// Writing the inputs and clearing the bucket counts.
@@ -34,6 +37,8 @@ pub(crate) struct Timings {
     pub steps: Vec<(Step, f64)>,
     /// Copying the window sums back to the host.
     pub readback: f64,
+    /// Whether the steps were timed on the GPU in one submission.
+    pub steps_on_gpu: bool,
 }
 
 /// Where a run's points come from.
@@ -61,8 +66,8 @@ impl<'a> PointSource<'a> {
 
 /// Uploads the inputs, runs every pipeline and reads back the window sums (points of
 /// `point_bytes` bytes). The workspace keeps
-/// every intermediate buffer. With `profile`, each step is submitted and waited for on its own
-/// and timed (slower overall: use it to see where the time goes, not for the fastest run).
+/// every intermediate buffer. With `profile`, each part is timed ([`Timings`]; slower overall:
+/// use it to see where the time goes, not for the fastest run).
 #[allow(clippy::too_many_arguments, reason = "the inputs of one GPU run, each used once")]
 pub(crate) async fn run_stages(
     gpu: &Gpu,
@@ -87,7 +92,7 @@ pub(crate) async fn run_stages(
             .capture(|| {
                 let mut encoder = upload(gpu, workspace, plan, source, scalars)?;
                 for (step, bind_group) in &steps {
-                    encode_step(&mut encoder, pipelines, *step, plan, bind_group);
+                    encode_step(&mut encoder, pipelines, *step, plan, bind_group, None);
                 }
                 Ok(read_back(gpu, encoder, workspace, window_sums))
             })
@@ -109,22 +114,81 @@ pub(crate) async fn run_stages(
     workspace.staging.copied_by(&submission);
     gpu.finish(submission).await?;
     let upload_seconds = lap();
-    let mut step_seconds = Vec::new();
-    for (step, bind_group) in &steps {
-        let submission = gpu
-            .capture(|| {
-                let mut encoder = new_encoder(gpu);
-                encode_step(&mut encoder, pipelines, *step, plan, bind_group);
-                gpu.queue.submit([encoder.finish()])
-            })
-            .await?;
-        gpu.finish(submission).await?;
-        step_seconds.push((*step, lap()));
-    }
+    let step_seconds = if gpu.timestamps {
+        let seconds = steps_timed_on_gpu(gpu, pipelines, plan, &steps).await?;
+        lap();
+        seconds
+    } else {
+        let mut seconds = Vec::new();
+        for (step, bind_group) in &steps {
+            let submission = gpu
+                .capture(|| {
+                    let mut encoder = new_encoder(gpu);
+                    encode_step(&mut encoder, pipelines, *step, plan, bind_group, None);
+                    gpu.queue.submit([encoder.finish()])
+                })
+                .await?;
+            gpu.finish(submission).await?;
+            seconds.push((*step, lap()));
+        }
+        seconds
+    };
     let (staging, submission) = gpu.capture(|| read_back(gpu, new_encoder(gpu), workspace, window_sums)).await?;
     let (window_sums, faults) = split_faults(gpu.map_and_read(&staging, submission).await?);
-    let timings = Timings { upload: upload_seconds, steps: step_seconds, readback: lap() };
+    let timings =
+        Timings { upload: upload_seconds, steps: step_seconds, readback: lap(), steps_on_gpu: gpu.timestamps };
     Ok(RunOutput { window_sums, faults, timings: Some(timings) })
+}
+
+/// Runs `steps` in one submission, each pass between two GPU timestamps; each step's seconds
+/// on the GPU.
+async fn steps_timed_on_gpu(
+    gpu: &Gpu,
+    pipelines: &CurvePipelines,
+    plan: &Plan,
+    steps: &[(Step, wgpu::BindGroup)],
+) -> Result<Vec<(Step, f64)>, MsmError> {
+    let count = 2 * steps.len() as u32;
+    let bytes = 8 * count as u64;
+    let (read, submission) = gpu
+        .capture(|| {
+            let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("step timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            let buffer = |usage| {
+                gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("step timestamps"),
+                    size: bytes,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let resolved = buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
+            let read = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+            let mut encoder = new_encoder(gpu);
+            for (i, (step, bind_group)) in steps.iter().enumerate() {
+                let writes = wgpu::ComputePassTimestampWrites {
+                    query_set: &queries,
+                    beginning_of_pass_write_index: Some(2 * i as u32),
+                    end_of_pass_write_index: Some(2 * i as u32 + 1),
+                };
+                encode_step(&mut encoder, pipelines, *step, plan, bind_group, Some(writes));
+            }
+            encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
+            encoder.copy_buffer_to_buffer(&resolved, 0, &read, 0, bytes);
+            (read, gpu.queue.submit([encoder.finish()]))
+        })
+        .await?;
+    let words = gpu.map_and_read(&read, submission).await?;
+    let ticks: Vec<u64> = words.chunks(2).map(|w| u64::from(w[0]) | u64::from(w[1]) << 32).collect();
+    let seconds_per_tick = f64::from(gpu.queue.get_timestamp_period()) * 1e-9;
+    Ok(steps
+        .iter()
+        .zip(ticks.chunks(2))
+        .map(|((step, _), pass)| (*step, pass[1].saturating_sub(pass[0]) as f64 * seconds_per_tick))
+        .collect())
 }
 
 fn new_encoder(gpu: &Gpu) -> wgpu::CommandEncoder {
@@ -176,8 +240,10 @@ fn encode_step(
     step: Step,
     plan: &Plan,
     bind_group: &wgpu::BindGroup,
+    timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
 ) {
-    encode_pass(encoder, step.name(), pipelines.get(step), step.dispatch(plan), step.repeats(plan), bind_group);
+    let dispatch = step.dispatch(plan);
+    encode_pass(encoder, step.name(), pipelines.get(step), dispatch, step.repeats(plan), bind_group, timestamp_writes);
 }
 
 fn encode_pass(
@@ -187,9 +253,9 @@ fn encode_pass(
     (x, y): (u32, u32),
     repeats: u32,
     bind_group: &wgpu::BindGroup,
+    timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
 ) {
-    let mut pass =
-        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes: None });
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes });
     pass.set_pipeline(pipeline);
     pass.set_bind_group(0, bind_group, &[]);
     for _ in 0..repeats {
@@ -205,7 +271,7 @@ pub(crate) fn submit_pass(
     dispatch: (u32, u32),
 ) {
     let mut encoder = new_encoder(gpu);
-    encode_pass(&mut encoder, "single pass", pipeline, dispatch, 1, bind_group);
+    encode_pass(&mut encoder, "single pass", pipeline, dispatch, 1, bind_group, None);
     gpu.queue.submit([encoder.finish()]);
 }
 
