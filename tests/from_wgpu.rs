@@ -27,16 +27,22 @@ fn callers_device(limits: wgpu::Limits) -> (wgpu::Device, wgpu::Queue) {
     .expect("device")
 }
 
+/// 100 random points and scalars from `seed`, and their MSM by arkworks.
+fn inputs<G: GpuCurve>(seed: u64) -> (Vec<G>, Vec<G::ScalarField>, G::Group) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let points: Vec<G> = (0..100).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
+    let scalars: Vec<G::ScalarField> = (0..100).map(|_| G::ScalarField::rand(&mut rng)).collect();
+    let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+    (points, scalars, expected)
+}
+
 /// One MSM of 100 random points on the context, against arkworks.
 struct MatchesArkworks<'a>(&'a MsmContext);
 
 impl CurveFn for MatchesArkworks<'_> {
     type Output = ();
     fn call<G: GpuCurve>(self) {
-        let mut rng = StdRng::seed_from_u64(21);
-        let points: Vec<G> = (0..100).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
-        let scalars: Vec<G::ScalarField> = (0..100).map(|_| G::ScalarField::rand(&mut rng)).collect();
-        let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+        let (points, scalars, expected) = inputs::<G>(21);
         assert_eq!(block_on(self.0.msm(&points, &scalars)), Ok(expected), "{}", G::ID);
     }
 }
@@ -67,10 +73,7 @@ struct ProfileTimes<'a>(&'a MsmContext, bool);
 impl CurveFn for ProfileTimes<'_> {
     type Output = ();
     fn call<G: GpuCurve>(self) {
-        let mut rng = StdRng::seed_from_u64(22);
-        let points: Vec<G> = (0..100).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
-        let scalars: Vec<G::ScalarField> = (0..100).map(|_| G::ScalarField::rand(&mut rng)).collect();
-        let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+        let (points, scalars, expected) = inputs::<G>(22);
         let profile = block_on(self.0.msm_profiled(&points, &scalars)).expect("profiled");
         assert_eq!(profile.result, expected, "{}", G::ID);
         assert_eq!(profile.steps_on_gpu, self.1, "{}", G::ID);
