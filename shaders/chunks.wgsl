@@ -63,6 +63,48 @@ fn flush(j: u32, acc: Point, chunk: u32, chunk_start: u32) {
     }
 }
 
+// p plus the stored point of CSR entry e (bucket accumulation's step). Where products run one
+// after another and stored points are in Niels form, each stored coordinate is read from
+// storage at the one product that takes it (add_niels_entry); elsewhere the point is loaded
+// whole.
+fn add_entry(p: Point, e: u32) -> Point {
+#if PRODUCTS_BATCHED
+    return point_add_stored(p, load_entry(e));
+#else
+#if STORED_NIELS
+    let entry = entries[e];
+    return add_niels_entry(p, entry & ENTRY_INDEX_MASK, (entry & DIGIT_NEGATIVE) != 0u);
+#else
+    return point_add_stored(p, load_entry(e));
+#endif
+#endif
+}
+
+#if STORED_NIELS
+// HWCD's mixed addition of stored point i (negated where `negative`), the same values as
+// point_add_stored's, with each stored coordinate read from storage just before its product:
+// loaded whole, the stored point holds registers through every product (BENCHMARKS.md).
+// Negation swaps y − x with y + x and negates 2d·t. Y − X and Y + X are formed first, so that
+// X and Y are not live across a product.
+fn add_niels_entry(p: Point, i: u32, negative: bool) -> Point {
+    let y_minus_x = field_sub(p.y, p.x);
+    let y_plus_x = field_add(p.y, p.x);
+    let a = field_mul(y_minus_x, field_unpack(points_front[i].c[select(0u, 1u, negative)]));
+    let b = field_mul(y_plus_x, field_unpack(points_front[i].c[select(1u, 0u, negative)]));
+    var t2d = field_unpack(points_back[i].c[0]);
+    if (negative) {
+        t2d = field_neg(t2d);
+    }
+    let c = field_mul(p.t, t2d);
+#if STORED_NIELS_Z
+    let d = field_mul(p.z, field_unpack(points_back[i].c[1]));
+#else
+    let d = field_double(p.z);
+#endif
+    return point_combine(a, b, c, d);
+}
+#endif
+
 // The stored point of CSR entry e, negated when its digit was negative.
 fn load_entry(e: u32) -> Stored {
     let entry = entries[e];

@@ -41,7 +41,7 @@ fn accumulate_chunks(
             j = next_bucket(j, e);
             bucket_end = bucket_ends[j];
         }
-        acc = point_add_stored(acc, load_entry(e));
+        acc = add_entry(acc, e);
     }
     flush(j, acc, chunk, start);
 }

@@ -303,13 +303,14 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
             let mut out = coordinate_const("B", "b, Montgomery form", &mont_all(b), f, packed);
             out += &coordinate_const("B3", "3·b, Montgomery form", &mont_all(&b3), f, packed);
             out += &mul_by_constant("mul_by_b3", &b3, f, packed);
-            out + NOT_NORMALIZED
+            out + NOT_NORMALIZED + &stored_niels(false, false)
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
             field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
                 + "// d is not a square: the Edwards formulas are complete.\nconst EDWARDS_INCOMPLETE: bool = false;\n"
                 + NOT_NORMALIZED
+                + &stored_niels(true, false)
         }
         CurveModel::WeierstrassOnEdwards { b, map, affine_bases } => {
             let d2 = (&map.d * 2u32) % &f.modulus;
@@ -328,9 +329,20 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
                 "// Stored points are divided by their Z after conversion (normalize_points).\n\
                  const NORMALIZE_STORED_POINTS: bool = {affine_bases};\n"
             );
+            out += &stored_niels(true, !affine_bases);
             out + "// d is a square: some additions are exceptional (see te_points.wgsl).\nconst EDWARDS_INCOMPLETE: bool = true;\n"
         }
     }
+}
+
+/// `STORED_NIELS` and `STORED_NIELS_Z`: whether stored points are in the Niels form of HWCD's
+/// mixed addition (y − x, y + x, 2d·t, and 2z where `z`), each coordinate the factor of one
+/// product, which `add_entry` in `shaders/chunks.wgsl` then reads from storage at that product.
+fn stored_niels(niels: bool, z: bool) -> String {
+    format!(
+        "// Stored points in Niels form (y − x, y + x, 2d·t[, 2z]); with 2z (see chunks.wgsl).\n\
+         const STORED_NIELS: bool = {niels};\nconst STORED_NIELS_Z: bool = {z};\n"
+    )
 }
 
 /// `NORMALIZE_STORED_POINTS` of the models whose conversion stores points as they will be added.
