@@ -64,23 +64,19 @@ fn flush(j: u32, acc: Point, chunk: u32, chunk_start: u32) {
 }
 
 // p plus the stored point of CSR entry e (bucket accumulation's step). Where products run one
-// after another and stored points are in Niels form, each stored coordinate is read from
-// storage at the one product that takes it (add_niels_entry); elsewhere the point is loaded
-// whole.
+// after another and stored points are in Niels form (STORED_READ_AT_USE), each stored
+// coordinate is read from storage at the one product that takes it (add_niels_entry);
+// elsewhere the point is loaded whole.
 fn add_entry(p: Point, e: u32) -> Point {
-#if PRODUCTS_BATCHED
-    return point_add_stored(p, load_entry(e));
-#else
-#if STORED_NIELS
+#if STORED_READ_AT_USE
     let entry = entries[e];
     return add_niels_entry(p, entry & ENTRY_INDEX_MASK, (entry & DIGIT_NEGATIVE) != 0u);
 #else
     return point_add_stored(p, load_entry(e));
 #endif
-#endif
 }
 
-#if STORED_NIELS
+#if STORED_READ_AT_USE
 // HWCD's mixed addition of stored point i (negated where `negative`), the same values as
 // point_add_stored's, with each stored coordinate read from storage just before its product:
 // loaded whole, the stored point holds registers through every product (BENCHMARKS.md).

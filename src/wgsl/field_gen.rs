@@ -195,7 +195,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
             fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue, form) + FIELD_HELPERS
         }
     };
-    field + &curve_constants(spec, f, form.packed_values())
+    field + &curve_constants(spec, f, form)
 }
 
 /// The base prime field's module: constants, types and straight-line arithmetic, with limbs of
@@ -294,7 +294,8 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
 }
 
 /// Curve coefficients in Montgomery form.
-fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
+fn curve_constants(spec: &CurveSpec, f: &Montgomery, form: MulForm) -> String {
+    let packed = form.packed_values();
     let mont = |v: &BigUint| (v * &f.r_mod_p) % &f.modulus;
     match &spec.model {
         CurveModel::ShortWeierstrassA0 { b } => {
@@ -303,14 +304,14 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
             let mut out = coordinate_const("B", "b, Montgomery form", &mont_all(b), f, packed);
             out += &coordinate_const("B3", "3·b, Montgomery form", &mont_all(&b3), f, packed);
             out += &mul_by_constant("mul_by_b3", &b3, f, packed);
-            out + NOT_NORMALIZED + &stored_niels(false, false)
+            out + NOT_NORMALIZED + &stored_read_at_use(false, false, form)
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
             field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
                 + "// d is not a square: the Edwards formulas are complete.\nconst EDWARDS_INCOMPLETE: bool = false;\n"
                 + NOT_NORMALIZED
-                + &stored_niels(true, false)
+                + &stored_read_at_use(true, false, form)
         }
         CurveModel::WeierstrassOnEdwards { b, map, affine_bases } => {
             let d2 = (&map.d * 2u32) % &f.modulus;
@@ -329,19 +330,22 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
                 "// Stored points are divided by their Z after conversion (normalize_points).\n\
                  const NORMALIZE_STORED_POINTS: bool = {affine_bases};\n"
             );
-            out += &stored_niels(true, !affine_bases);
+            out += &stored_read_at_use(true, !affine_bases, form);
             out + "// d is a square: some additions are exceptional (see te_points.wgsl).\nconst EDWARDS_INCOMPLETE: bool = true;\n"
         }
     }
 }
 
-/// `STORED_NIELS` and `STORED_NIELS_Z`: whether stored points are in the Niels form of HWCD's
-/// mixed addition (y − x, y + x, 2d·t, and 2z where `z`), each coordinate the factor of one
-/// product, which `add_entry` in `shaders/chunks.wgsl` then reads from storage at that product.
-fn stored_niels(niels: bool, z: bool) -> String {
+/// `STORED_READ_AT_USE` and `STORED_NIELS_Z` for `add_entry` in `shaders/chunks.wgsl`: whether
+/// bucket accumulation reads each stored coordinate from storage at the one product that takes
+/// it, which it does where stored points are in the Niels form of HWCD's mixed addition
+/// (`niels`: y − x, y + x, 2d·t, and 2z where `z`) and `form` runs its products one after
+/// another (batched products take all their factors at once).
+fn stored_read_at_use(niels: bool, z: bool, form: MulForm) -> String {
     format!(
-        "// Stored points in Niels form (y − x, y + x, 2d·t[, 2z]); with 2z (see chunks.wgsl).\n\
-         const STORED_NIELS: bool = {niels};\nconst STORED_NIELS_Z: bool = {z};\n"
+        "// Stored coordinates read at their product (see add_entry in chunks.wgsl); with 2z.\n\
+         const STORED_READ_AT_USE: bool = {};\nconst STORED_NIELS_Z: bool = {z};\n",
+        niels && !form.batched()
     )
 }
 
