@@ -3,6 +3,9 @@
 //! Run with `bash scripts/test-web.sh`.
 #![cfg(target_arch = "wasm32")]
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::JsCast;
@@ -43,16 +46,46 @@ fn reference(curve: &str, points: &[u8], scalars: &[u8]) -> Vec<u8> {
     arkworks_msm(curve, points, scalars).expect("arkworks").to_vec()
 }
 
-async fn gpu_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
-    match JsFuture::from(msm(curve.into(), points.to_vec(), scalars.to_vec())).await {
+thread_local! {
+    static SHARED: RefCell<Option<Rc<JsMsmContext>>> = const { RefCell::new(None) };
+}
+
+/// One context for the tests that loop over curves: each context compiles a curve's pipelines
+/// on its first use, which takes up to two minutes a curve on SwiftShader. Tests that need a
+/// context of their own (a lost device, calls racing a compile) create one.
+async fn shared_context() -> Rc<JsMsmContext> {
+    if let Some(ctx) = SHARED.with(|c| c.borrow().clone()) {
+        return ctx;
+    }
+    let ctx = Rc::new(JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}")));
+    SHARED.with(|c| c.borrow_mut().get_or_insert(ctx).clone())
+}
+
+/// The bytes of a resolved promise, or the message of its rejection.
+async fn settled(promise: Promise) -> Result<Vec<u8>, String> {
+    match JsFuture::from(promise).await {
         Ok(value) => Ok(value.dyn_into::<Uint8Array>().expect("Uint8Array").to_vec()),
         Err(e) => Err(e.dyn_into::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default()),
     }
 }
 
+/// `msm` on the shared context.
+async fn gpu_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
+    settled(shared_context().await.msm(curve.into(), points.to_vec(), scalars.to_vec())).await
+}
+
+/// `msm` on the shared context, or (`on_context` false) the top-level `msm`, which creates a
+/// context of its own on first use.
+async fn msm_on(on_context: bool, curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
+    match on_context {
+        true => gpu_msm(curve, points, scalars).await,
+        false => settled(msm(curve.into(), points.to_vec(), scalars.to_vec())).await,
+    }
+}
+
 #[wasm_bindgen_test]
 async fn context_runs_on_browser_webgpu() {
-    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let ctx = shared_context().await;
     assert_eq!(ctx.backend(), "BrowserWebGpu", "the result must come from WebGPU, not a CPU path");
     assert!(!ctx.adapter_info().trim_matches(|c| c == ' ' || c == '/').is_empty());
     let (points, scalars) = inputs("ed-on-bls12-377", 20, 1);
@@ -96,16 +129,22 @@ async fn bad_input_rejects_with_a_named_error() {
         let message = result.expect_err("bad input must reject");
         assert!(message.contains(needle), "{message:?} should mention {needle:?}");
     };
-    expect(gpu_msm("bn255", &points, &scalars).await, "unknown curve");
-    expect(gpu_msm(curve, &points[..63], &scalars[..32]).await, "points buffer of 63 bytes");
-    expect(gpu_msm(curve, &points, &scalars[..33]).await, "scalars buffer of 33 bytes");
-    expect(gpu_msm(curve, &points, &scalars[..32]).await, "length mismatch");
-    let mut out_of_range = points.clone();
-    out_of_range[..32].fill(0xff);
-    expect(gpu_msm(curve, &out_of_range, &scalars).await, "point 0: coordinate is not below the field modulus");
-    let mut off_curve = points.clone();
-    off_curve[64] ^= 1;
-    expect(gpu_msm(curve, &off_curve, &scalars).await, "point 1 is not on the curve");
+    // The top-level function, then a context: the same errors.
+    for on_context in [false, true] {
+        expect(msm_on(on_context, "bn255", &points, &scalars).await, "unknown curve");
+        expect(msm_on(on_context, curve, &points[..63], &scalars[..32]).await, "points buffer of 63 bytes");
+        expect(msm_on(on_context, curve, &points, &scalars[..33]).await, "scalars buffer of 33 bytes");
+        expect(msm_on(on_context, curve, &points, &scalars[..32]).await, "length mismatch");
+        let mut out_of_range = points.clone();
+        out_of_range[..32].fill(0xff);
+        expect(
+            msm_on(on_context, curve, &out_of_range, &scalars).await,
+            "point 0: coordinate is not below the field modulus",
+        );
+        let mut off_curve = points.clone();
+        off_curve[64] ^= 1;
+        expect(msm_on(on_context, curve, &off_curve, &scalars).await, "point 1 is not on the curve");
+    }
     // Every curve's inputs are validated the same way, in its own point size.
     for curve in &tested_curves() {
         let (points, scalars) = inputs(curve, 2, 8);
@@ -122,7 +161,7 @@ async fn bad_input_rejects_with_a_named_error() {
 /// scalars buffer rejected with its error.
 #[wasm_bindgen_test]
 async fn prepared_bases_match_arkworks() {
-    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let ctx = shared_context().await;
     for curve in &tested_curves() {
         let curve = curve.as_str();
         let (points, _) = inputs(curve, 50, 11);
@@ -184,7 +223,7 @@ async fn promises_in_flight_on_one_context_each_get_their_own_result() {
 #[wasm_bindgen_test]
 async fn overlapping_promises_give_the_results_of_calls_one_after_another() {
     let (curve, log_size, k) = ("ed-on-bls12-377", 14, 4);
-    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let ctx = shared_context().await;
     let inputs: Vec<(Vec<u8>, Vec<u8>)> = (0..k).map(|i| inputs(curve, 1 << log_size, 900 + i as u64)).collect();
     let expected: Vec<Vec<u8>> = inputs.iter().map(|(p, s)| reference(curve, p, s)).collect();
     let start = |i: usize| ctx.msm(curve.into(), inputs[i].0.clone(), inputs[i].1.clone());
