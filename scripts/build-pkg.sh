@@ -18,12 +18,8 @@ fi
 [ $# -gt 0 ] || set -- www
 
 need_node
-rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
-export PATH="$HOME/.cargo/bin:$PATH"
-if [ "$(wasm-pack --version 2>/dev/null)" != "wasm-pack 0.15.1" ]; then
-    echo "setup: installing wasm-pack 0.15.1"
-    cargo install wasm-pack --version 0.15.1 --locked
-fi
+need_wasm_bindgen_cli
+need_wasm_pack
 
 wasm-pack build --target web --release --mode no-install --no-opt \
     --out-dir pkg --out-name webgpu_msm -- "${features[@]}"

@@ -34,6 +34,27 @@ need_node() {
     need_command npm npm
 }
 
+# wasm-bindgen-cli at the wasm-bindgen version in Cargo.lock (`cargo install`, into ~/.cargo/bin).
+need_wasm_bindgen_cli() {
+    rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+    local version
+    version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
+    export PATH="$HOME/.cargo/bin:$PATH"
+    if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "$version" ]; then
+        echo "setup: installing wasm-bindgen-cli $version"
+        cargo install wasm-bindgen-cli --version "$version"
+    fi
+}
+
+# wasm-pack 0.15.1 (`cargo install`, into ~/.cargo/bin).
+need_wasm_pack() {
+    export PATH="$HOME/.cargo/bin:$PATH"
+    if [ "$(wasm-pack --version 2>/dev/null)" != "wasm-pack 0.15.1" ]; then
+        echo "setup: installing wasm-pack 0.15.1"
+        cargo install wasm-pack --version 0.15.1 --locked
+    fi
+}
+
 # Chromium (headless, WebGPU on SwiftShader) and its ChromeDriver; also ships SwiftShader's
 # Vulkan driver, /usr/lib/chromium/vk_swiftshader_icd.json.
 need_chromium() {

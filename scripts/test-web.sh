@@ -8,13 +8,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 need_chromium
-rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
-version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
-export PATH="$HOME/.cargo/bin:$PATH"
-if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "$version" ]; then
-    echo "setup: installing wasm-bindgen-cli $version"
-    cargo install wasm-bindgen-cli --version "$version"
-fi
+need_wasm_bindgen_cli
 
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
