@@ -28,7 +28,8 @@ need_command() {
     command -v "$command" >/dev/null 2>&1 || apt_install "$@"
 }
 
-# Node.js and npm (Debian's nodejs 18 is enough; a newer node already installed is kept).
+# Node.js and npm: the machine's (Node.js 20 here), else Debian's nodejs 18, which runs the Node,
+# Deno and Worker tests but not the demo page's test (playwright-core needs Node.js 20).
 need_node() {
     need_command node nodejs
     need_command npm npm
