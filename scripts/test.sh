@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every test, in two lanes at once. One: native on lavapipe and a single-curve build (bn254
-# alone). Two: browser (wasm-bindgen-test in headless Chromium on SwiftShader), the demo page, the
-# npm package in Node.js (Dawn on SwiftShader), Deno (lavapipe) and a browser Web Worker, and
-# native on SwiftShader. Each step installs what it needs on a fresh Debian machine.
+# Every test, in two lanes at once. One: native on lavapipe, a single-curve build (bn254 alone)
+# and native on SwiftShader. Two: browser (wasm-bindgen-test in headless Chromium on
+# SwiftShader), the demo page, and the npm package in Node.js (Dawn on SwiftShader), Deno
+# (lavapipe) and a browser Web Worker. Each step installs what it needs on a fresh Debian machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
@@ -32,9 +32,8 @@ need_node
 # browser and JS steps about one (their CPU time ÷ wall time, BENCHMARKS.md), so one after the
 # other left a core idle for half the run. The second lane installs its two cargo tools first:
 # they build in directories of their own, beside the first lane's test build, which holds
-# target/ (the wasm builds would wait for it). It ends with the native SwiftShader tests, which
-# use the first lane's test build, so that both lanes end about together. Its output is kept in
-# a file and printed when both are done.
+# target/ (the wasm builds would wait for it). Its output is kept in a file and printed when
+# both are done.
 install_wasm_tools() {
     need_wasm_bindgen_cli
     need_wasm_pack
@@ -46,11 +45,10 @@ web_lane() {
     step bash scripts/test-node.sh
     step bash scripts/test-deno.sh
     step bash scripts/test-worker.sh
-    step bash scripts/test-swiftshader.sh
 }
 web_log=$(mktemp)
 show_web_log() {
-    echo "test.sh: the second lane's output (browser, JS, SwiftShader)$1:" >&2
+    echo "test.sh: the browser and JS lane's output$1:" >&2
     cat "$web_log" >&2
 }
 set -m # the lane gets a process group of its own, so that a failure here can stop all of it
@@ -70,13 +68,14 @@ lavapipe_test --skip _g2::
 lavapipe_test bn254_g2::
 lavapipe_test bls12_381_g2:: bls12_377_g2::
 step bash scripts/test-single-curve.sh bn254
+step bash scripts/test-swiftshader.sh
 
 web_status=0
 wait "$web" || web_status=$?
 trap - EXIT
 show_web_log ""
 if [ "$web_status" != 0 ]; then
-    echo "test.sh: the second lane failed (exit status $web_status)" >&2
+    echo "test.sh: the browser and JS lane failed (exit status $web_status)" >&2
     exit "$web_status"
 fi
 echo "test.sh: every step passed, $((SECONDS / 60)) min $((SECONDS % 60)) s in all" >&2
