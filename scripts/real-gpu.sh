@@ -9,7 +9,8 @@
 #
 # BIN_DIR holds msm, host_share, groth16 and the test binaries (msm-tests, lib-tests, bytes-tests,
 # reliability-tests), and optionally msm-base and msm-mid, the main jobs of other builds to compare
-# with.
+# with. `scripts/device-bundle.sh [BASE]` builds all but msm-mid into bin-rg/b.tar.xz, with the
+# Vulkan loader the device machine lacks, and its header gives the device call that runs this.
 # Phases, in the order given:
 #   g1        every G1 curve at SIZES (g1:N: at 2^N only)
 #   g2        the G2 groups at 2^16 and 2^20 (g2:N: at 2^N only)
