@@ -23,7 +23,16 @@ cd "$(dirname "$0")/.."
 base="${1:-}"
 bundle=bin-rg
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+worktree=
+# The staging folder, and BASE's worktree and build where one was made, go however this ends.
+cleanup() {
+    rm -rf "$stage"
+    if [ -n "$worktree" ]; then
+        git worktree remove --force "$worktree" 2>/dev/null || true
+        rm -rf "$worktree" "$worktree-target"
+    fi
+}
+trap cleanup EXIT
 
 exclude="$(git rev-parse --git-common-dir)/info/exclude"
 mkdir -p "$(dirname "$exclude")"
@@ -58,8 +67,6 @@ if [ -n "$base" ]; then
     git worktree add -f --detach "$worktree" "$base" >/dev/null
     (cd "$worktree" && CARGO_TARGET_DIR="$worktree-target" cargo build --release --features arkworks-parallel --example msm)
     cp "$worktree-target/release/examples/msm" "$stage/msm-base"
-    git worktree remove --force "$worktree"
-    rm -rf "$worktree-target"
 fi
 
 for binary in msm host_share groth16 msm-tests lib-tests bytes-tests reliability-tests; do
