@@ -361,8 +361,8 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
         "device: {:.1} M field multiplications/s; {:.2} M mixed additions/s ({:.0}% of the rate their {} multiplications allow; over {} and {} threads)",
         rate / 1e6,
         rates.add_stored_per_second / 1e6,
-        100.0 * rates.add_stored_per_second * G::spec().op_muls().add_stored as f64 / rate,
-        G::spec().op_muls().add_stored,
+        100.0 * rates.add_stored_per_second * rates.add_stored_muls as f64 / rate,
+        rates.add_stored_muls,
         rates.threads[0],
         rates.threads[1]
     );

@@ -58,6 +58,12 @@ pub struct DeviceRates {
     pub field_muls_per_second: f64,
     /// Mixed additions (a stored input point into a bucket) per second.
     pub add_stored_per_second: f64,
+    /// Base-field multiplications of one of those mixed additions, by the cost model, in the
+    /// curve model and stored form the context runs: 11 on the short Weierstrass curves (G1),
+    /// 7 or 8 on BLS12-377's Edwards model (affine or extended stored points). So
+    /// `add_stored_per_second · add_stored_muls / field_muls_per_second` is the share of the
+    /// multiplication rate that the additions reach.
+    pub add_stored_muls: u64,
     /// Threads of the runs that measured the two rates, in that order: as many as raised the
     /// rate (a large GPU fills only with tens of thousands).
     pub threads: [u32; 2],
@@ -75,7 +81,12 @@ impl MsmContext {
             Microbenchmark::new(gpu, spec, form, Bench::FieldMul).await?.rate().await?;
         let (add_stored_per_second, add_threads) =
             Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.rate().await?;
-        Ok(DeviceRates { field_muls_per_second, add_stored_per_second, threads: [mul_threads, add_threads] })
+        Ok(DeviceRates {
+            field_muls_per_second,
+            add_stored_per_second,
+            add_stored_muls: spec.op_muls().add_stored,
+            threads: [mul_threads, add_threads],
+        })
     }
 
     /// [`MsmContext::msm`] with every GPU step submitted and timed on its own, and the cost
