@@ -9,8 +9,9 @@
 # the installed `nightly` toolchain, tries `rustup toolchain install nightly` otherwise, and as a
 # last resort runs the pinned toolchain with RUSTC_BOOTSTRAP=1 (its rust-std ships the ASan
 # runtime). New corpus entries go to fuzz/corpus/decode_inputs (ignored by git), seeded from the
-# valid inputs in fuzz/seeds/decode_inputs; a crash is saved under fuzz/artifacts/decode_inputs
-# and the script exits non-zero.
+# valid inputs in fuzz/seeds/decode_inputs; a crash or a leak is saved under
+# fuzz/artifacts/decode_inputs and the script exits non-zero. The Vulkan driver's own leaks are
+# suppressed (fuzz/lsan-suppressions.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,8 @@ else
 fi
 
 mkdir -p "fuzz/corpus/$target"
+# Leaks are reported, except the Vulkan driver's own (fuzz/lsan-suppressions.txt).
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 echo "fuzz: $target for ${seconds} s"
 fuzz run "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
     -max_total_time="$seconds" -timeout=10 -print_final_stats=1 "$@"
