@@ -175,6 +175,27 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
     edwards_model_is_exact_outside_g1(extended);
 }
 
+/// The device's rates count the mixed additions of the kernels the context runs: on bls12-377
+/// its Edwards model's (7 multiplications with affine stored points, 8 with extended ones), not
+/// the short Weierstrass curve's 11; on bn254 those 11.
+#[cfg(all(feature = "bls12-377", feature = "bn254"))]
+#[test]
+fn device_rates_count_the_additions_the_context_runs() {
+    use webgpu_msm::step::Accumulation;
+    let Some(ctx) = context() else { return };
+    let rates = pollster::block_on(ctx.device_rates::<ark_bls12_377::G1Affine>()).expect("rates");
+    let calibration = pollster::block_on(ctx.calibration::<ark_bls12_377::G1Affine>()).expect("calibrates");
+    let expected = match calibration.kernels.accumulation {
+        Accumulation::EdwardsAffine => 7,
+        Accumulation::Edwards => 8,
+        other => panic!("bls12-377 accumulates on its Edwards model, not {other:?}"),
+    };
+    assert_eq!(rates.add_stored_muls, expected);
+    assert!(rates.field_muls_per_second > 0.0 && rates.add_stored_per_second > 0.0);
+    let rates = pollster::block_on(ctx.device_rates::<ark_bn254::G1Affine>()).expect("rates");
+    assert_eq!(rates.add_stored_muls, 11);
+}
+
 #[cfg(feature = "bls12-377")]
 fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
     use ark_bls12_377::{Fq, Fr, G1Affine};
