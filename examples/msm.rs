@@ -48,15 +48,16 @@ fn main() {
         None => None,
         Some("narrow") => Some(MulForm::ROLLED),
         Some("narrow-gpu") => Some(MulForm::ROLLED_GPU),
+        Some("narrow-subzero") => Some(MulForm::ROLLED_SUBZERO),
         Some("wide") => Some(MulForm::WIDE),
         Some("wide-gpu") => Some(MulForm::WIDE_GPU),
         Some(other) if other.starts_with("narrow-gpu-") => {
             let rounds = other[11..].parse().expect("--field narrow-gpu-R: R rounds per loop");
-            Some(MulForm::Rolled { rounds, batched: false })
+            Some(MulForm::Rolled { rounds, batched: false, interleaved: false })
         }
         Some(other) if other.starts_with("narrow-") => {
             let rounds = other[7..].parse().expect("--field narrow-R: R rounds per loop");
-            Some(MulForm::Rolled { rounds, batched: true })
+            Some(MulForm::Rolled { rounds, batched: true, interleaved: true })
         }
         Some(other) if other.starts_with("wide-gpu-") => {
             let rounds = other[9..].parse().expect("--field wide-gpu-R: R rounds per loop");
@@ -67,7 +68,7 @@ fn main() {
             Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
+            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-subzero (each batched product in its own loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
             std::process::exit(2);
         }
     };

@@ -186,6 +186,9 @@ pub(crate) fn bases_accumulation(calls: Accumulation, gpu: &Gpu) -> Accumulation
 ///   2–5% natively for 20% more compile time. Those keep 5 (BENCHMARKS.md, "SwiftShader's loop
 ///   rounds"). Its bucket accumulation runs straight-line product-scanned products instead
 ///   (`Step::form`, [`MulForm::SCANNED`]): warm calls another 14% faster in Chromium;
+/// - the other G1 curves run each batched product in its own loop ([`MulForm::ROLLED_SUBZERO`],
+///   see [`MulForm::interleaved`]): natively at 2^16 warm calls 4–14% faster on BLS12-377,
+///   4–6% on bn254, level on BLS12-381, with no slower cold calls (BENCHMARKS.md);
 /// - the BLS12 G2 groups (Fp2 over 30 13-bit limbs) run with products one after another. Its
 ///   compiler, Subzero, crashes on their batched `bucket_reduce` and `precompute_multiples` (a
 ///   segfault natively, a lost device in Chrome), and it compiles the other form. No loop budget
@@ -200,6 +203,9 @@ pub(crate) fn narrow_form_on(software: bool, swiftshader: bool, spec: &CurveSpec
         matches!(spec.model, CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. });
     if swiftshader && edwards && spec.field.limbs <= 20 {
         return MulForm::ROLLED_SWIFTSHADER;
+    }
+    if swiftshader && spec.extension.is_none() {
+        return MulForm::ROLLED_SUBZERO;
     }
     let subzero_crashes = swiftshader && spec.extension.is_some() && spec.field.limbs >= 30;
     MulForm::for_device(software && !subzero_crashes, false)
@@ -927,18 +933,20 @@ mod tests {
 
     /// Software GPUs batch their 13-bit products, except SwiftShader on the BLS12 G2 groups,
     /// whose batched kernels its compiler cannot take; SwiftShader runs ed-on-bls12-377 (the one
-    /// Edwards curve over a 20-limb field) with 10 rounds per loop iteration; hardware GPUs
-    /// never batch.
+    /// Edwards curve over a 20-limb field) with 10 rounds per loop iteration, and the other G1
+    /// curves with each batched product in its own loop; hardware GPUs never batch.
     #[test]
     fn swiftshader_runs_bls12_g2_with_products_one_after_another() {
         for curve in CurveId::ALL {
             let spec = curve.spec();
             let bls12_g2 = spec.extension.is_some() && spec.field.limbs == 30;
             let ed = curve.to_string() == "ed-on-bls12-377";
+            let g1 = spec.extension.is_none();
             assert_eq!(narrow_form_on(true, false, spec), MulForm::ROLLED, "{curve}: llvmpipe");
-            let on_swiftshader = match (bls12_g2, ed) {
-                (true, _) => MulForm::ROLLED_GPU,
-                (_, true) => MulForm::ROLLED_SWIFTSHADER,
+            let on_swiftshader = match (bls12_g2, ed, g1) {
+                (true, _, _) => MulForm::ROLLED_GPU,
+                (_, true, _) => MulForm::ROLLED_SWIFTSHADER,
+                (_, _, true) => MulForm::ROLLED_SUBZERO,
                 _ => MulForm::ROLLED,
             };
             assert_eq!(narrow_form_on(true, true, spec), on_swiftshader, "{curve}: SwiftShader");

@@ -318,8 +318,8 @@ impl Step {
             (Step::SumWindows | Step::NormalizePoints, MulForm::Wide { batched: true, .. }) => {
                 MulForm::Wide { rounds: 1, batched: true }
             }
-            (Step::SumWindows | Step::NormalizePoints, MulForm::Rolled { batched: true, .. }) => {
-                MulForm::Rolled { rounds: 1, batched: true }
+            (Step::SumWindows | Step::NormalizePoints, MulForm::Rolled { batched: true, interleaved, .. }) => {
+                MulForm::Rolled { rounds: 1, batched: true, interleaved }
             }
             (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
             (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,

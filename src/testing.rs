@@ -23,18 +23,26 @@ pub fn shared_narrow_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED)))).as_ref()
 }
 
-/// Like [`shared_context`], but with the 13-bit form SwiftShader runs ed-on-bls12-377 in
-/// ([`MulForm::ROLLED_SWIFTSHADER`], whose accumulation is straight-line and product-scanned),
-/// so it is tested on lavapipe too.
-pub fn shared_swiftshader_form_context() -> Option<&'static MsmContext> {
-    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED_SWIFTSHADER)))).as_ref()
+/// Like [`shared_context`], but in one of the 13-bit forms SwiftShader runs (see
+/// [`swiftshader_form`]), so that it is tested on lavapipe too: one context per form.
+pub fn shared_swiftshader_form_context(form: MulForm) -> Option<&'static MsmContext> {
+    static ED: OnceLock<Option<MsmContext>> = OnceLock::new();
+    static OTHERS: OnceLock<Option<MsmContext>> = OnceLock::new();
+    let cell = match form {
+        MulForm::ROLLED_SWIFTSHADER => &ED,
+        MulForm::ROLLED_SUBZERO => &OTHERS,
+        other => panic!("{other:?} is not one of SwiftShader's own forms"),
+    };
+    cell.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(form)))).as_ref()
 }
 
-/// Whether SwiftShader runs `spec` in [`MulForm::ROLLED_SWIFTSHADER`] (see
-/// `calibrate::narrow_form`).
-pub fn swiftshader_runs_its_own_form(spec: &crate::CurveSpec) -> bool {
-    crate::calibrate::narrow_form_on(true, true, spec) == MulForm::ROLLED_SWIFTSHADER
+/// The 13-bit form SwiftShader runs `spec` in (see `calibrate::narrow_form`) where it is its
+/// own, not [`MulForm::ROLLED`] or [`MulForm::ROLLED_GPU`], which other contexts test:
+/// [`MulForm::ROLLED_SWIFTSHADER`] (ed-on-bls12-377, whose accumulation is straight-line and
+/// product-scanned) or [`MulForm::ROLLED_SUBZERO`] (the other G1 curves).
+pub fn swiftshader_form(spec: &crate::CurveSpec) -> Option<MulForm> {
+    let form = crate::calibrate::narrow_form_on(true, true, spec);
+    (form != MulForm::ROLLED && form != MulForm::ROLLED_GPU).then_some(form)
 }
 
 /// Like [`shared_context`], but with the field form of hardware GPUs (products one after

@@ -12,7 +12,7 @@ use webgpu_msm::testing::{
     shared_batch_affine_context as batch_affine_context, shared_context as context,
     shared_gpu_form_context as gpu_form_context, shared_gpu_narrow_context as gpu_narrow_context,
     shared_narrow_context as narrow_context, shared_swiftshader_form_context as swiftshader_form_context,
-    swiftshader_runs_its_own_form, tests_every_form,
+    swiftshader_form, tests_every_form,
 };
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
@@ -531,12 +531,14 @@ macro_rules! curve_tests {
                 super::edge_cases::<G>(narrow_context());
             }
 
-            /// The form SwiftShader runs ed-on-bls12-377 in (straight-line product-scanned
-            /// accumulation), on lavapipe: the same answers on a second driver.
+            /// The form SwiftShader runs the curve in where no other context here runs it
+            /// (ed-on-bls12-377's straight-line product-scanned accumulation, the other G1
+            /// curves' batched products each in its own loop), on lavapipe: the same answers
+            /// on a second driver.
             #[test]
             fn edge_cases_in_swiftshaders_form() {
-                if swiftshader_runs_its_own_form(G::spec()) {
-                    super::edge_cases::<G>(swiftshader_form_context());
+                if let Some(form) = swiftshader_form(G::spec()) {
+                    super::edge_cases::<G>(swiftshader_form_context(form));
                 }
             }
 

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::{mont_mul_limbs, mont_mul_scanned};
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
-use webgpu_msm::testing::swiftshader_runs_its_own_form;
+use webgpu_msm::testing::swiftshader_form;
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
 use webgpu_msm::wgsl::stash::stashes;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
@@ -34,8 +34,7 @@ fn specs() -> Vec<&'static CurveSpec> {
 /// it (its accumulation compiles in `MulForm::SCANNED`, see `Step::form`; straight-line 30-limb
 /// G2 modules would take minutes to validate here for a form no device runs them in).
 fn cases() -> Vec<(&'static CurveSpec, MulForm)> {
-    let own = |spec: &CurveSpec| swiftshader_runs_its_own_form(spec).then_some(MulForm::ROLLED_SWIFTSHADER);
-    specs().into_iter().flat_map(|s| FORMS.into_iter().chain(own(s)).map(move |f| (s, f))).collect()
+    specs().into_iter().flat_map(|s| FORMS.into_iter().chain(swiftshader_form(s)).map(move |f| (s, f))).collect()
 }
 
 #[test]

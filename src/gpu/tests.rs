@@ -208,6 +208,7 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         MulForm::WIDE_GPU,
         MulForm::ROLLED,
         MulForm::ROLLED_SWIFTSHADER,
+        MulForm::ROLLED_SUBZERO,
         MulForm::SCANNED,
         MulForm::ROLLED_GPU,
     ];

@@ -28,9 +28,13 @@ pub enum MulForm {
     Rolled {
         /// At most this many Montgomery rounds per loop iteration.
         rounds: usize,
-        /// Whether `field_mul_xK` advances its K independent products in one loop (see
-        /// [`MulForm::batched`]) rather than calling `field_mul` K times.
+        /// Whether the curve formulas multiply in batches of independent products
+        /// (`field_mul_xK`, see [`MulForm::batched`]) rather than one product after another.
         batched: bool,
+        /// Whether a batch's products share one loop (`field_mul_xK` advances them together)
+        /// rather than each running its own (`field_mul_xK` calls `field_mul` K times). Only
+        /// with `batched`: see [`MulForm::interleaved`].
+        interleaved: bool,
     },
     /// 32-bit limbs multiplied into 64-bit products (wgpu's `SHADER_INT64`: native Vulkan,
     /// Metal and DX12 devices, lavapipe included; never browsers): 12 limbs for a 377-bit field
@@ -47,20 +51,23 @@ pub enum MulForm {
 impl MulForm {
     /// The rolled 13-bit form of software GPUs: up to 5 rounds per iteration (5 for the 20 and
     /// 30 limbs of 254- to 381-bit fields), products batched.
-    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true };
+    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: true };
     /// The wide form of software GPUs: up to 4 rounds per iteration (4 for 8 and 12 limbs),
     /// products batched.
     pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
     /// [`MulForm::ROLLED`] with up to 10 rounds per iteration (two iterations for 20 limbs):
     /// SwiftShader's form for Edwards curves over 20-limb fields (see `calibrate::narrow_form`).
-    pub const ROLLED_SWIFTSHADER: MulForm = MulForm::Rolled { rounds: 10, batched: true };
+    pub const ROLLED_SWIFTSHADER: MulForm = MulForm::Rolled { rounds: 10, batched: true, interleaved: true };
+    /// [`MulForm::ROLLED`] with each batched product in its own loop: SwiftShader's form for
+    /// the other G1 curves (see `calibrate::narrow_form`).
+    pub const ROLLED_SUBZERO: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: false };
     /// Straight-line 13-bit products, batched, each summed column by column (product
     /// scanning): SwiftShader's bucket accumulation on ed-on-bls12-377 (see `Step::form`). Any
     /// `rounds` at least the field's limbs (at most 30) means straight-line code.
-    pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true };
+    pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true, interleaved: true };
     /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs (and of
     /// SwiftShader's BLS12 G2 kernels, see `calibrate::narrow_form`).
-    pub const ROLLED_GPU: MulForm = MulForm::Rolled { rounds: 5, batched: false };
+    pub const ROLLED_GPU: MulForm = MulForm::Rolled { rounds: 5, batched: false, interleaved: false };
     /// [`MulForm::WIDE`] with products one after another: the form of hardware GPUs.
     pub const WIDE_GPU: MulForm = MulForm::Wide { rounds: 4, batched: false };
 
@@ -87,6 +94,19 @@ impl MulForm {
     pub fn batched(self) -> bool {
         match self {
             MulForm::Rolled { batched, .. } | MulForm::Wide { batched, .. } => batched,
+        }
+    }
+
+    /// Whether a batch's products share one loop, all K advancing round by round. llvmpipe
+    /// needs it where a form batches (its loop budget, above). SwiftShader's compiler (Subzero)
+    /// keeps nearly every value of a loop body in memory, and K products at once make K times
+    /// the body: its 13-bit loops ran 4–14% faster on BLS12-377 and 4–6% on bn254 as K loops
+    /// of one product each ([`MulForm::ROLLED_SUBZERO`]; BENCHMARKS.md). Straight-line code
+    /// (rounds ≥ limbs) is always interleaved: its product-scanned batches need it.
+    pub fn interleaved(self) -> bool {
+        match self {
+            MulForm::Rolled { batched, interleaved, .. } => batched && interleaved,
+            MulForm::Wide { batched, .. } => batched,
         }
     }
 
@@ -278,7 +298,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                 for gen in [reduce_once, add, sub] {
                     out += &gen(spec);
                 }
-                out += &mul(spec, rounds);
+                out += &mul(spec, rounds, form.interleaved());
                 out += &sums_of_two_products();
                 for gen in [pack, unpack, from_words] {
                     out += &gen(spec);
@@ -530,12 +550,13 @@ fn sub(spec: &CurveSpec) -> String {
 /// the chunks a bucket can span), so no thread comes near the budget.
 ///
 /// Only the unpacked 13-bit form comes here, whose products are always batched (hardware GPUs'
-/// unbatched 13-bit form keeps values packed: `field_packed::mul_packed_a`).
-fn mul(spec: &CurveSpec, rounds: usize) -> String {
+/// unbatched 13-bit form keeps values packed: `field_packed::mul_packed_a`): a batch's products
+/// share one loop where `interleaved`, else each runs its own ([`MulForm::interleaved`]).
+fn mul(spec: &CurveSpec, rounds: usize, interleaved: bool) -> String {
     let f = &spec.field;
     let n = f.limbs;
     if rounds < n {
-        return mul_functions(n, rounds, true, false, |rounds, k| mul_products(n, rounds, k));
+        return mul_functions(n, rounds, interleaved, false, |rounds, k| mul_products(n, rounds, k));
     }
     // Straight-line: each batch its own function advancing its products together.
     (1..=MAX_BATCH).map(|k| mul_scanned_products(f, k)).collect()
