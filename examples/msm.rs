@@ -51,6 +51,10 @@ fn main() {
         Some("narrow-subzero") => Some(MulForm::ROLLED_SUBZERO),
         Some("wide") => Some(MulForm::WIDE),
         Some("wide-gpu") => Some(MulForm::WIDE_GPU),
+        Some(other) if other.starts_with("narrow-subzero-") => {
+            let rounds = other[15..].parse().expect("--field narrow-subzero-R: R rounds per loop");
+            Some(MulForm::Rolled { rounds, batched: true, interleaved: false })
+        }
         Some(other) if other.starts_with("narrow-gpu-") => {
             let rounds = other[11..].parse().expect("--field narrow-gpu-R: R rounds per loop");
             Some(MulForm::Rolled { rounds, batched: false, interleaved: false })
@@ -68,7 +72,7 @@ fn main() {
             Some(MulForm::Wide { rounds, batched: true })
         }
         Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-subzero (each batched product in its own loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
+            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-subzero or narrow-subzero-R (each batched product in its own loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
             std::process::exit(2);
         }
     };
