@@ -30,9 +30,10 @@ fn specs() -> Vec<&'static CurveSpec> {
         .collect()
 }
 
-/// Every spec in every form of `FORMS`, and in SwiftShader's own form where SwiftShader runs
-/// it (its accumulation compiles in `MulForm::SCANNED`, see `Step::form`; straight-line 30-limb
-/// G2 modules would take minutes to validate here for a form no device runs them in).
+/// Every spec in every form of `FORMS`, and in SwiftShader's own form where it has one
+/// (`testing::swiftshader_form`: ed-on-bls12-377's accumulation compiles in `MulForm::SCANNED`,
+/// see `Step::form`; straight-line 30-limb G2 modules would take minutes to validate here for a
+/// form no device runs them in).
 fn cases() -> Vec<(&'static CurveSpec, MulForm)> {
     specs().into_iter().flat_map(|s| FORMS.into_iter().chain(swiftshader_form(s)).map(move |f| (s, f))).collect()
 }
