@@ -37,6 +37,28 @@ use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
 use webgpu_msm::{Calibration, CurveFn, CurveId, GpuCurve, MsmContext, MsmError, PrepareOptions};
 
+/// `--field`'s form families: the name and form of each, which `NAME-R` takes with R rounds per
+/// loop. A family comes before those whose names begin its own.
+const FIELD_FAMILIES: [(&str, MulForm); 5] = [
+    ("narrow-subzero", MulForm::ROLLED_SUBZERO),
+    ("narrow-gpu", MulForm::ROLLED_GPU),
+    ("narrow", MulForm::ROLLED),
+    ("wide-gpu", MulForm::WIDE_GPU),
+    ("wide", MulForm::WIDE),
+];
+
+/// The form `--field NAME` names, or `None` for no family of [`FIELD_FAMILIES`].
+fn field_form(name: &str) -> Option<MulForm> {
+    FIELD_FAMILIES.iter().find_map(|&(family, form)| {
+        if name == family {
+            return Some(form);
+        }
+        let rounds = name.strip_prefix(family)?.strip_prefix('-')?;
+        let rounds = rounds.parse().unwrap_or_else(|_| panic!("--field {family}-R: R rounds per loop"));
+        Some(form.with_rounds(rounds))
+    })
+}
+
 fn main() {
     quiet_headless_vulkan_layer();
     let args: Vec<String> = std::env::args().collect();
@@ -44,38 +66,12 @@ fn main() {
     let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
     let log_size: u32 = value("--log-size").map_or(16, |v| v.parse().expect("--log-size takes an integer"));
     let profile = args.iter().any(|a| a == "--profile");
-    let form = match value("--field").as_deref() {
-        None => None,
-        Some("narrow") => Some(MulForm::ROLLED),
-        Some("narrow-gpu") => Some(MulForm::ROLLED_GPU),
-        Some("narrow-subzero") => Some(MulForm::ROLLED_SUBZERO),
-        Some("wide") => Some(MulForm::WIDE),
-        Some("wide-gpu") => Some(MulForm::WIDE_GPU),
-        Some(other) if other.starts_with("narrow-subzero-") => {
-            let rounds = other[15..].parse().expect("--field narrow-subzero-R: R rounds per loop");
-            Some(MulForm::Rolled { rounds, batched: true, interleaved: false })
-        }
-        Some(other) if other.starts_with("narrow-gpu-") => {
-            let rounds = other[11..].parse().expect("--field narrow-gpu-R: R rounds per loop");
-            Some(MulForm::Rolled { rounds, batched: false, interleaved: false })
-        }
-        Some(other) if other.starts_with("narrow-") => {
-            let rounds = other[7..].parse().expect("--field narrow-R: R rounds per loop");
-            Some(MulForm::Rolled { rounds, batched: true, interleaved: true })
-        }
-        Some(other) if other.starts_with("wide-gpu-") => {
-            let rounds = other[9..].parse().expect("--field wide-gpu-R: R rounds per loop");
-            Some(MulForm::Wide { rounds, batched: false })
-        }
-        Some(other) if other.starts_with("wide-") => {
-            let rounds = other[5..].parse().expect("--field wide-R: R rounds per loop");
-            Some(MulForm::Wide { rounds, batched: true })
-        }
-        Some(other) => {
-            eprintln!("unknown --field {other}: use narrow, narrow-R (R rounds per loop), narrow-subzero or narrow-subzero-R (each batched product in its own loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
+    let form = value("--field").map(|name| {
+        field_form(&name).unwrap_or_else(|| {
+            eprintln!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-subzero or narrow-subzero-R (each batched product in its own loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
             std::process::exit(2);
-        }
-    };
+        })
+    });
     let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
     let profile_cold = args.iter().any(|a| a == "--profile-cold");
     let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));

@@ -315,12 +315,7 @@ impl Step {
     /// each step reads what the one before wrote.
     pub fn form(self, spec: &CurveSpec, form: MulForm) -> MulForm {
         match (self, form) {
-            (Step::SumWindows | Step::NormalizePoints, MulForm::Wide { batched: true, .. }) => {
-                MulForm::Wide { rounds: 1, batched: true }
-            }
-            (Step::SumWindows | Step::NormalizePoints, MulForm::Rolled { batched: true, interleaved, .. }) => {
-                MulForm::Rolled { rounds: 1, batched: true, interleaved }
-            }
+            (Step::SumWindows | Step::NormalizePoints, _) if form.batched() => form.with_rounds(1),
             (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
             (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,
             _ => form,

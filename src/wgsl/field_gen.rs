@@ -139,6 +139,14 @@ impl MulForm {
         }
     }
 
+    /// This form with at most `rounds` Montgomery rounds per loop iteration.
+    pub fn with_rounds(self, rounds: usize) -> MulForm {
+        match self {
+            MulForm::Rolled { batched, interleaved, .. } => MulForm::Rolled { rounds, batched, interleaved },
+            MulForm::Wide { batched, .. } => MulForm::Wide { rounds, batched },
+        }
+    }
+
     /// Whether the shaders use 64-bit integers (the device needs `SHADER_INT64`).
     pub fn needs_int64(self) -> bool {
         matches!(self, MulForm::Wide { .. })
