@@ -83,8 +83,8 @@ fn add_entry(p: Point, e: u32) -> Point {
 // Negation swaps y − x with y + x and negates 2d·t. Y − X and Y + X are formed first, so that
 // X and Y are not live across a product.
 fn add_niels_entry(p: Point, i: u32, negative: bool) -> Point {
-    let y_minus_x = field_sub(p.y, p.x);
-    let y_plus_x = field_add(p.y, p.x);
+    let y_minus_x = field_sub_lazy(p.y, p.x);
+    let y_plus_x = field_add_lazy(p.y, p.x);
     let a = field_mul(y_minus_x, field_unpack(points_front[i].c[select(0u, 1u, negative)]));
     let b = field_mul(y_plus_x, field_unpack(points_front[i].c[select(1u, 0u, negative)]));
     var t2d = field_unpack(points_back[i].c[0]);

@@ -25,28 +25,30 @@ fn point_finish(e: Field, f: Field, g: Field, h: Field) -> Point {
 }
 
 fn point_add(p: Point, q: Point) -> Point {
-    let m = field_mul_x4(field_sub(p.y, p.x), field_sub(q.y, q.x), field_add(p.y, p.x), field_add(q.y, q.x),
-        p.t, q.t, p.z, q.z);
+    let m = field_mul_x4(field_sub_lazy(p.y, p.x), field_sub_lazy(q.y, q.x), field_add_lazy(p.y, p.x),
+        field_add_lazy(q.y, q.x), p.t, q.t, p.z, q.z);
     return point_combine(m.r[0], m.r[1], field_mul(m.r[2], D2), field_double(m.r[3]));
 }
 
 // HWCD's common tail from A = (Y1−X1)(Y2−X2), B = (Y1+X1)(Y2+X2), C = 2d·T1T2, D = 2·Z1Z2:
 // E = B − A, F = D − C, G = D + C, H = B + A, then point_finish (additions and mixed additions).
+// A, B, C and D are reduced; E, F, G and H are only multiplied, so they are formed lazily
+// (field_add_lazy in field_gen.rs).
 fn point_combine(a: Field, b: Field, c: Field, d: Field) -> Point {
-    return point_finish(field_sub(b, a), field_sub(d, c), field_add(d, c), field_add(b, a));
+    return point_finish(field_sub_lazy(b, a), field_sub_lazy(d, c), field_add_lazy(d, c), field_add_lazy(b, a));
 }
 
 fn point_double(p: Point) -> Point {
-    let s = field_add(p.x, p.y);
+    let s = field_add_lazy(p.x, p.y);
     let m = field_mul_x4(p.x, p.x, p.y, p.y, p.z, p.z, s, s);
     let a = m.r[0];
     let b = m.r[1];
     let c = field_double(m.r[2]);
-    let e = field_sub(field_sub(m.r[3], a), b);
-    // With a = −1: D = −A, G = D + B, F = G − C, H = D − B.
+    let e = field_sub_lazy(field_sub(m.r[3], a), b);
+    // With a = −1: D = −A, G = D + B, F = G − C, H = D − B (E, F and H are only multiplied).
     let g = field_sub(b, a);
-    let f = field_sub(g, c);
-    let h = field_neg(field_add(a, b));
+    let f = field_sub_lazy(g, c);
+    let h = field_sub_lazy(FIELD_ZERO, field_add(a, b));
     return point_finish(e, f, g, h);
 }
 

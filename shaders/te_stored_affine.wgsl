@@ -29,7 +29,7 @@ fn point_is_identity(p: Point) -> bool {
 }
 
 fn point_add_stored(p: Point, q: Stored) -> Point {
-    let m = field_mul_x3(field_sub(p.y, p.x), q.y_minus_x, field_add(p.y, p.x), q.y_plus_x, p.t, q.t2d);
+    let m = field_mul_x3(field_sub_lazy(p.y, p.x), q.y_minus_x, field_add_lazy(p.y, p.x), q.y_plus_x, p.t, q.t2d);
     return point_combine(m.r[0], m.r[1], m.r[2], field_double(p.z));
 }
 

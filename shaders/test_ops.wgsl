@@ -6,7 +6,8 @@
 
 // Field operands in Montgomery form, two per case: (a, b).
 @group(0) @binding(0) var<storage, read> field_in: array<PackedField>;
-// Per case: a·b, a + b, a − b, −a, a⁻¹, a·a + b·b (a fused sum of products).
+// Per case: a·b, a + b, a − b, −a, a⁻¹, a·a + b·b (a fused sum of products), and products of
+// lazy sums and differences (field_add_lazy): (a + b)·(a − b), (a − b)·(a + a).
 @group(0) @binding(1) var<storage, read_write> field_out: array<PackedField>;
 // Point operands, two per case: (p, q), and q's affine form as uploaded.
 @group(0) @binding(2) var<storage, read> point_in: array<PointPacked>;
@@ -22,12 +23,14 @@ fn test_field_ops(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let a = field_unpack(field_in[2u * i]);
     let b = field_unpack(field_in[2u * i + 1u]);
-    field_out[6u * i] = field_pack(field_mul(a, b));
-    field_out[6u * i + 1u] = field_pack(field_add(a, b));
-    field_out[6u * i + 2u] = field_pack(field_sub(a, b));
-    field_out[6u * i + 3u] = field_pack(field_neg(a));
-    field_out[6u * i + 4u] = field_pack(field_inv(a));
-    field_out[6u * i + 5u] = field_pack(field_mul_sum(a, a, b, b));
+    field_out[8u * i] = field_pack(field_mul(a, b));
+    field_out[8u * i + 1u] = field_pack(field_add(a, b));
+    field_out[8u * i + 2u] = field_pack(field_sub(a, b));
+    field_out[8u * i + 3u] = field_pack(field_neg(a));
+    field_out[8u * i + 4u] = field_pack(field_inv(a));
+    field_out[8u * i + 5u] = field_pack(field_mul_sum(a, a, b, b));
+    field_out[8u * i + 6u] = field_pack(field_mul(field_add_lazy(a, b), field_sub_lazy(a, b)));
+    field_out[8u * i + 7u] = field_pack(field_mul(field_sub_lazy(a, b), field_add_lazy(a, a)));
 }
 
 // The point operations run one per kernel: a kernel holding all of them took software GPUs'

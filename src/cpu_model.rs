@@ -175,6 +175,7 @@ pub fn mont_mul_limbs(a: &[u32], b: &[u32], m: &Montgomery) -> Vec<u32> {
     }
     out.push(carry);
     let value = crate::limbs::from_limbs(&out);
+    assert!(value < &m.modulus * 2u32, "result below 2p");
     let reduced = if value >= m.modulus { value - &m.modulus } else { value };
     crate::limbs::to_limbs(&reduced, n)
 }

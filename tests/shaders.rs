@@ -272,7 +272,8 @@ fn limb_conversions_round_trip() {
 }
 
 /// The generated multiplication's exact step sequence, run with overflow checks on random and
-/// extreme operands, equals a·b·R⁻¹ mod p.
+/// extreme operands, equals a·b·R⁻¹ mod p; the 13-bit ones also on lazy sums' operands, below 2p
+/// (`field_add_lazy` in field_gen.rs).
 #[test]
 fn montgomery_multiplication_model_never_overflows_and_is_right() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2);
@@ -294,6 +295,20 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
             assert_eq!(from_limbs(&got), expected);
             let got = mont_mul_wide(&wide.limbs_of(&a), &wide.limbs_of(&b), wide);
             assert_eq!(join_limbs(&got, 32), (&a * &b * &wide.r_inv) % &wide.modulus);
+        }
+        let two_p = &m.modulus * 2u32;
+        let below_2p = |rng: &mut rand::rngs::StdRng| {
+            BigUint::from_bytes_le(&(0..52).map(|_| rng.gen()).collect::<Vec<u8>>()) % &two_p
+        };
+        let top = &two_p - 1u32;
+        let mut lazy = vec![(top.clone(), top.clone()), (top.clone(), p_minus_1.clone()), (BigUint::default(), top)];
+        lazy.extend((0..200).map(|_| (below_2p(&mut rng), below_2p(&mut rng))));
+        for (a, b) in lazy {
+            let expected = (&a * &b * &m.r_inv) % &m.modulus;
+            let got = mont_mul_limbs(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
+            assert_eq!(from_limbs(&got), expected, "{} lazy operands", spec.name);
+            let got = mont_mul_scanned(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
+            assert_eq!(from_limbs(&got), expected, "{} lazy operands", spec.name);
         }
     }
 }

@@ -148,7 +148,7 @@ fn run_spec_test_kernel(
 }
 
 /// Results per case of `test_field_ops` (shaders/test_ops.wgsl).
-const OPS: usize = 6;
+const OPS: usize = 8;
 
 fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
@@ -161,6 +161,8 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         (G::BaseField::ONE, minus_one),
         (minus_one, minus_one),
         (G::BaseField::zero(), G::BaseField::ONE),
+        // The largest lazy difference, 2p − 1.
+        (minus_one, G::BaseField::zero()),
     ];
     pairs.extend((0..100).map(|_| (G::BaseField::rand(&mut rng), G::BaseField::rand(&mut rng))));
     let to_storage = |f: &G::BaseField| storage_words(m, &[components(f)]);
@@ -170,7 +172,16 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * OPS * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
         // field_inv(0) = 0, as arkworks' inverse().unwrap_or(0).
-        let expected = [*a * b, *a + b, *a - b, -*a, a.inverse().unwrap_or_default(), a.square() + b.square()];
+        let expected = [
+            *a * b,
+            *a + b,
+            *a - b,
+            -*a,
+            a.inverse().unwrap_or_default(),
+            a.square() + b.square(),
+            (*a + b) * (*a - b),
+            (*a - b) * a.double(),
+        ];
         for (k, e) in expected.iter().enumerate() {
             let got = &out[(OPS * i + k) * words..(OPS * i + k + 1) * words];
             assert_eq!(got, to_storage(e), "{} case {i} op {k}", spec.name);
@@ -200,7 +211,8 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
     let mut pairs: Vec<(BigUint, BigUint)> = vec![
         (BigUint::zero(), BigUint::zero()),
         (BigUint::from(1u32), minus_one.clone()),
-        (minus_one.clone(), minus_one),
+        (minus_one.clone(), minus_one.clone()),
+        (minus_one, BigUint::zero()),
     ];
     pairs.extend((0..100).map(|_| (below_p(&mut rng), below_p(&mut rng))));
     let forms = [
@@ -220,7 +232,17 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         let out = run_spec_test_kernel(ctx, &spec, form, "test_field_ops", &[(0, &input)], output, pairs.len() as u32);
         for (i, (a, b)) in pairs.iter().enumerate() {
             let inverse = a.modpow(&(&p - 2u32), &p);
-            let expected = [a * b % &p, (a + b) % &p, (a + &p - b) % &p, (&p - a) % &p, inverse, (a * a + b * b) % &p];
+            let (sum, difference) = ((a + b) % &p, (a + &p - b) % &p);
+            let expected = [
+                a * b % &p,
+                sum.clone(),
+                difference.clone(),
+                (&p - a) % &p,
+                inverse,
+                (a * a + b * b) % &p,
+                &sum * &difference % &p,
+                &difference * (a * 2u32) % &p,
+            ];
             for (k, e) in expected.iter().enumerate() {
                 let got = &out[(OPS * i + k) * words..(OPS * i + k + 1) * words];
                 assert_eq!(m.from_storage(got), *e, "{form:?} case {i} op {k}");

@@ -283,7 +283,10 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     );
     let rounds = f.loop_rounds(form.rounds());
     match form {
-        MulForm::Wide { batched, .. } => out += &field_wide::arithmetic(spec, f, rounds, batched),
+        MulForm::Wide { batched, .. } => {
+            out += &field_wide::arithmetic(spec, f, rounds, batched);
+            out += LAZY_AS_REDUCED;
+        }
         MulForm::Rolled { .. } => {
             let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
             if packed {
@@ -293,6 +296,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                     reduce_once(spec),
                     add(spec),
                     sub(spec),
+                    lazy(spec),
                     field_packed::mul_packed_a(n, words),
                     pack(spec),
                     unpack(spec),
@@ -303,7 +307,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                 out += &batches_as_calls(false);
                 out += &sums_of_two_products();
             } else {
-                for gen in [reduce_once, add, sub] {
+                for gen in [reduce_once, add, sub, lazy] {
                     out += &gen(spec);
                 }
                 out += &mul(spec, rounds, form.interleaved());
@@ -505,17 +509,73 @@ fn reduce_once(spec: &CurveSpec) -> String {
 
 /// `field_add(a, b)` = a + b mod p.
 fn add(spec: &CurveSpec) -> String {
+    sum(spec, "field_add", "field_reduce_once")
+}
+
+/// `field_add_lazy(a, b)` = a + b, not reduced: below 2p (see [`lazy`]).
+fn add_lazy(spec: &CurveSpec) -> String {
+    sum(spec, "field_add_lazy", "")
+}
+
+/// `fn name(a, b)`: a + b in one carry chain, passed to `reduce` (a function name, or empty for
+/// none).
+fn sum(spec: &CurveSpec, name: &str, reduce: &str) -> String {
     let n = spec.field.limbs;
     let mut c = Code::default();
-    c.line(0, "fn field_add(a: Field, b: Field) -> Field {");
+    c.line(0, format!("fn {name}(a: Field, b: Field) -> Field {{"));
     for j in 0..n {
         let carry = if j == 0 { String::new() } else { format!(" + (s{} >> LIMB_BITS)", j - 1) };
         c.line(1, format!("let s{j} = a.l[{j}] + b.l[{j}]{carry};"));
     }
     let limbs = (0..n).map(|j| format!("s{j} & LIMB_MASK"));
-    c.line(1, format!("return field_reduce_once({});", field_literal(limbs, n)));
+    c.line(1, format!("return {reduce}({});", field_literal(limbs, n)));
     c.line(0, "}");
     c.0
+}
+
+/// `field_sub_lazy(a, b)` = a + p − b for b ≤ p, not reduced: below 2p (see [`lazy`]). One carry
+/// chain with signed carries (each limb's sum lies in (−2^14, 2^14)), where `field_sub` takes
+/// two and a mask.
+fn sub_lazy(spec: &CurveSpec) -> String {
+    let n = spec.field.limbs;
+    let mut c = Code::default();
+    c.line(0, "fn field_sub_lazy(a: Field, b: Field) -> Field {");
+    for j in 0..n {
+        let carry =
+            if j == 0 { String::new() } else { format!(" + bitcast<u32>(bitcast<i32>(d{}) >> LIMB_BITS)", j - 1) };
+        c.line(1, format!("let d{j} = a.l[{j}] + P.l[{j}] - b.l[{j}]{carry};"));
+    }
+    let limbs = (0..n).map(|j| format!("d{j} & LIMB_MASK"));
+    c.line(1, format!("return {};", field_literal(limbs, n)));
+    c.line(0, "}");
+    c.0
+}
+
+/// `field_add_lazy` and `field_sub_lazy` where a form has no cheaper ones: `field_add` and
+/// `field_sub`.
+pub(super) const LAZY_AS_REDUCED: &str = "\
+fn field_add_lazy(a: Field, b: Field) -> Field {
+    return field_add(a, b);
+}
+
+fn field_sub_lazy(a: Field, b: Field) -> Field {
+    return field_sub(a, b);
+}
+";
+
+/// The 13-bit forms' lazy addition and subtraction ([`add_lazy`], [`sub_lazy`]): of two reduced
+/// values (below p) they return a value below 2p that is congruent to the sum or difference,
+/// with 13-bit limbs, and skip the conditional subtraction of p. Such a value may only be an
+/// operand of `field_mul` or `field_mul_xK`, never of another addition, a comparison or
+/// storage. Montgomery's product of operands below 2p is (a·b + m·p)/R < 4p²/R + p, below 2p
+/// when 4p < R, and is then reduced once as before: R = 2^(13·N) exceeds every registered
+/// field's p by at least 2^6 (asserted at generation; `cpu_model`'s models check the
+/// accumulators with such operands).
+fn lazy(spec: &CurveSpec) -> String {
+    let f = &spec.field;
+    let r = BigUint::from(1u32) << (LIMB_BITS as usize * f.limbs);
+    assert!(BigUint::from(4u32) * &f.modulus < r, "{}: 4p ≥ R leaves no room for lazy sums", spec.name);
+    add_lazy(spec) + &sub_lazy(spec)
 }
 
 /// `field_sub(a, b)` = a − b mod p, branch-free (see [`reduce_once`]): p is added back under a

@@ -83,7 +83,7 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
          fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(field_pack(a), limbs_of_multiplier(b)));\n}}",
         limbs.join(", ")
     );
-    for op in ["add", "sub"] {
+    for op in ["add", "sub", "add_lazy", "sub_lazy"] {
         let _ = writeln!(
             out,
             "fn field_{op}(a: Field, b: Field) -> Field {{\n    return field_of(limbs_{op}(limbs_of(a), limbs_of(b)));\n}}"

@@ -53,6 +53,8 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
         sums_fused(p, form)
     );
     out += include_str!("../../shaders/fp2.wgsl");
+    // Fp2's products add their operands' coordinates (Karatsuba), which must be reduced.
+    out += super::field_gen::LAZY_AS_REDUCED;
     out += &match (form.batched(), form.fuses_sums()) {
         (false, _) => batches_as_calls(false),
         (true, false) => batches(),
