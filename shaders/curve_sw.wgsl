@@ -50,6 +50,10 @@ fn point_is_identity(p: Point) -> bool {
     return field_eq(p.z, FIELD_ZERO);
 }
 
+// Sums and differences that are only multiplied are formed lazily (field_add_lazy, below 2p; see
+// src/wgsl/field_gen.rs): every other value stays below p, as additions, comparisons and
+// storage need, and the finish's fused sums (32-bit limbs) take only reduced ones, which is
+// what field_add_lazy returns there.
 // The multiplications are grouped into batches of independent products (field_mul_xK): with the
 // rolled multiplication each batch is one loop, and llvmpipe caps the loop iterations of an
 // invocation (see field_gen.rs), so fewer loops mean longer chains of additions per thread.
@@ -104,26 +108,26 @@ fn point_add(p: Point, q: Point) -> Point {
 #else
     let m = field_mul_x6(
         p.x, q.x, p.y, q.y, p.z, q.z,
-        field_add(p.x, p.y), field_add(q.x, q.y),
-        field_add(p.y, p.z), field_add(q.y, q.z),
-        field_add(p.x, p.z), field_add(q.x, q.z));
+        field_add_lazy(p.x, p.y), field_add_lazy(q.x, q.y),
+        field_add_lazy(p.y, p.z), field_add_lazy(q.y, q.z),
+        field_add_lazy(p.x, p.z), field_add_lazy(q.x, q.z));
     var t0 = m.r[0];
     var t1 = m.r[1];
     var t2 = m.r[2];
     var t3 = m.r[3];
     var t4 = field_add(t0, t1);
-    t3 = field_sub(t3, t4);
+    t3 = field_sub_lazy(t3, t4);
     t4 = m.r[4];
     var x3 = field_add(t1, t2);
-    t4 = field_sub(t4, x3);
+    t4 = field_sub_lazy(t4, x3);
     x3 = m.r[5];
     var y3 = field_add(t0, t2);
     y3 = field_sub(x3, y3);
     x3 = field_add(t0, t0);
-    t0 = field_add(x3, t0);
+    t0 = field_add_lazy(x3, t0);
     t2 = mul_by_b3(t2);
-    let z3 = field_add(t1, t2);
-    t1 = field_sub(t1, t2);
+    let z3 = field_add_lazy(t1, t2);
+    t1 = field_sub_lazy(t1, t2);
     y3 = mul_by_b3(y3);
     return point_finish(t0, t1, t3, t4, y3, z3);
 #endif
@@ -138,18 +142,19 @@ fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t0 = field_mul(p.x, q.x);
     let t1 = field_mul(p.y, q.y);
     stash_put(field_mul(p.z, q.z));
-    let p_xy = field_add(p.x, p.y);
-    let p_yz = field_add(p.y, p.z);
-    let p_xz = field_add(p.x, p.z);
-    let q_xy = field_add(q.x, q.y);
-    let q_yz = field_add(q.y, q.z);
-    let q_xz = field_add(q.x, q.z);
-    let t3 = field_sub(field_mul(p_xy, q_xy), field_add(t0, t1));
+    let p_xy = field_add_lazy(p.x, p.y);
+    let p_yz = field_add_lazy(p.y, p.z);
+    let p_xz = field_add_lazy(p.x, p.z);
+    let q_xy = field_add_lazy(q.x, q.y);
+    let q_yz = field_add_lazy(q.y, q.z);
+    let q_xz = field_add_lazy(q.x, q.z);
+    let t3 = field_sub_lazy(field_mul(p_xy, q_xy), field_add(t0, t1));
     let t2 = stash_take();
-    let t4 = field_sub(field_mul(p_yz, q_yz), field_add(t1, t2));
+    let t4 = field_sub_lazy(field_mul(p_yz, q_yz), field_add(t1, t2));
     let y3 = field_sub(field_mul(p_xz, q_xz), field_add(t0, t2));
     let b3t2 = mul_by_b3(t2);
-    return point_finish(field_add(field_double(t0), t0), field_sub(t1, b3t2), t3, t4, mul_by_b3(y3), field_add(t1, b3t2));
+    return point_finish(field_add_lazy(field_double(t0), t0), field_sub_lazy(t1, b3t2), t3, t4, mul_by_b3(y3),
+        field_add_lazy(t1, b3t2));
 }
 
 // p + q for an affine q that is not the identity (p may be). RCB algorithm 8.
@@ -159,20 +164,20 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
 #else
     let m = field_mul_x5(
         p.x, q.x, p.y, q.y,
-        field_add(q.x, q.y), field_add(p.x, p.y),
+        field_add_lazy(q.x, q.y), field_add_lazy(p.x, p.y),
         q.y, p.z, q.x, p.z);
     var t0 = m.r[0];
     var t1 = m.r[1];
     var t3 = m.r[2];
     var t4 = field_add(t0, t1);
-    t3 = field_sub(t3, t4);
-    t4 = field_add(m.r[3], p.y);
+    t3 = field_sub_lazy(t3, t4);
+    t4 = field_add_lazy(m.r[3], p.y);
     var y3 = field_add(m.r[4], p.x);
     let x3 = field_add(t0, t0);
-    t0 = field_add(x3, t0);
+    t0 = field_add_lazy(x3, t0);
     var t2 = mul_by_b3(p.z);
-    let z3 = field_add(t1, t2);
-    t1 = field_sub(t1, t2);
+    let z3 = field_add_lazy(t1, t2);
+    t1 = field_sub_lazy(t1, t2);
     y3 = mul_by_b3(y3);
     return point_finish(t0, t1, t3, t4, y3, z3);
 #endif
@@ -187,27 +192,28 @@ fn point_add_stored(p: Point, q: Stored) -> Point {
 // navi21 with q.x·p.z; none with p.z·q.x).
 fn point_add_stored_in_turn(p: Point, q: Stored) -> Point {
     let t1 = field_mul(p.y, q.y);
-    stash_put(field_add(field_mul(q.y, p.z), p.y));
-    let sum_product = field_mul(field_add(q.x, q.y), field_add(p.x, p.y));
+    stash_put(field_add_lazy(field_mul(q.y, p.z), p.y));
+    let sum_product = field_mul(field_add_lazy(q.x, q.y), field_add_lazy(p.x, p.y));
     let t0 = field_mul(p.x, q.x);
-    let t3 = field_sub(sum_product, field_add(t0, t1));
+    let t3 = field_sub_lazy(sum_product, field_add(t0, t1));
     let y3 = mul_by_b3(field_add(field_mul(p.z, q.x), p.x));
     let t2 = mul_by_b3(p.z);
     let t4 = stash_take();
-    return point_finish(field_add(field_double(t0), t0), field_sub(t1, t2), t3, t4, y3, field_add(t1, t2));
+    return point_finish(field_add_lazy(field_double(t0), t0), field_sub_lazy(t1, t2), t3, t4, y3, field_add_lazy(t1, t2));
 }
 
 // RCB algorithm 9.
 fn point_double(p: Point) -> Point {
     let m1 = field_mul_x4(p.y, p.y, p.y, p.z, p.z, p.z, p.x, p.y);
     var t0 = m1.r[0];
-    var z3 = field_double(field_double(field_double(t0)));
+    let t0_4 = field_double(field_double(t0));
+    var z3 = field_add_lazy(t0_4, t0_4);
     var t1 = m1.r[1];
     var t2 = mul_by_b3(m1.r[2]);
-    var y3 = field_add(t0, t2);
+    var y3 = field_add_lazy(t0, t2);
     let t1_2 = field_add(t2, t2);
     let t2_3 = field_add(t1_2, t2);
-    t0 = field_sub(t0, t2_3);
+    t0 = field_sub_lazy(t0, t2_3);
     let m2 = field_mul_x4(t2, z3, t1, z3, t0, y3, t0, m1.r[3]);
     y3 = field_add(m2.r[0], m2.r[2]);
     return Point(field_double(m2.r[3]), y3, m2.r[1]);

@@ -116,7 +116,7 @@ fn batches() -> String {
             let operands: Vec<String> = products
                 .iter()
                 .map(|i| {
-                    format!("a{i}.c0, b{i}.c0, a{i}.c1, b{i}.c1, fp_add(a{i}.c0, a{i}.c1), fp_add(b{i}.c0, b{i}.c1)")
+                    format!("a{i}.c0, b{i}.c0, a{i}.c1, b{i}.c1, fp_add_lazy(a{i}.c0, a{i}.c1), fp_add_lazy(b{i}.c0, b{i}.c1)")
                 })
                 .collect();
             let _ = writeln!(out, "    let m{batch} = fp_mul_x{}({});", 3 * products.len(), operands.join(", "));
