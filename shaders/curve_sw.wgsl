@@ -51,9 +51,8 @@ fn point_is_identity(p: Point) -> bool {
 }
 
 // Sums and differences that are only multiplied are formed lazily (field_add_lazy, below 2p; see
-// src/wgsl/field_gen.rs): every other value stays below p, as additions, comparisons and
-// storage need, and the finish's fused sums (32-bit limbs) take only reduced ones, which is
-// what field_add_lazy returns there.
+// src/wgsl/field_gen.rs): every other value stays below p, as additions, negations, mul_by_b3,
+// comparisons and storage need.
 // The multiplications are grouped into batches of independent products (field_mul_xK): with the
 // rolled multiplication each batch is one loop, and llvmpipe caps the loop iterations of an
 // invocation (see field_gen.rs), so fewer loops mean longer chains of additions per thread.
@@ -61,18 +60,21 @@ fn point_is_identity(p: Point) -> bool {
 // Second half shared by the three formulas: from t0 = 3·X1X2 (or 3·Y² for doubling), t1, t3, t4,
 // y3 = 3b·(…), z3 the sums of products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3,
 // z3 = z3·t4 + t0·t3, each fused into one reduction (field_mul_sum) where the field fuses them.
+// y3 is reduced (a product by 3b) and the others may be lazy: x3 negates y3. (−y3)·t4, not
+// t4·(−y3): the first order took bls12-381's 32-bit accumulation to 136 VGPRs on navi21 (3 waves
+// per SIMD instead of 4).
 fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field) -> Point {
 #if !SUMS_FUSED
     return point_finish_apart(t0, t1, t3, t4, y3, z3);
 #else
 #if PRODUCTS_BATCHED
-    let m = field_mul_sum_x3(t3, t1, field_neg(t4), y3, y3, t0, t1, z3, z3, t4, t0, t3);
+    let m = field_mul_sum_x3(t3, t1, field_neg(y3), t4, y3, t0, t1, z3, z3, t4, t0, t3);
     return Point(m.r[0], m.r[1], m.r[2]);
 #else
     // One sum at a time, in the order that measured fewest registers on a real GPU compiler
     // (navi21; BENCHMARKS.md): at most six inputs and two results live (G2 points exceed a real
     // GPU's registers otherwise).
-    let x = field_mul_sum(t3, t1, field_neg(t4), y3);
+    let x = field_mul_sum(t3, t1, field_neg(y3), t4);
     let y = field_mul_sum(y3, t0, t1, z3);
     let z = field_mul_sum(z3, t4, t0, t3);
     return Point(x, y, z);

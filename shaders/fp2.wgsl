@@ -42,8 +42,7 @@ fn words_below_p(w: Words) -> bool {
     return fp_words_below_p(w.c0) && fp_words_below_p(w.c1);
 }
 
-// Karatsuba: from the three base products a0·b0, a1·b1 and (a0 + a1)·(b0 + b1), whose
-// sums are only multiplied (fp_add_lazy; src/wgsl/field_gen.rs: reduced where sums are fused),
+// Karatsuba: from the three base products a0·b0, a1·b1 and (a0 + a1)·(b0 + b1),
 //   a·b = (a0·b0 + β·a1·b1) + ((a0 + a1)·(b0 + b1) − a0·b0 − a1·b1)·u.
 fn fp2_from_products(a0b0: Fp, a1b1: Fp, sum_product: Fp) -> Field {
     return Field(fp_add(a0b0, fp_mul_by_nonresidue(a1b1)), fp_sub(sum_product, fp_add(a0b0, a1b1)));
@@ -58,10 +57,13 @@ fn field_mul(a: Field, b: Field) -> Field {
     return Field(fp_mul_sum(a.c0, b.c0, fp_mul_by_nonresidue(a.c1), b.c1), fp_mul_sum(a.c0, b.c1, a.c1, b.c0));
 #else
 #if !PRODUCTS_BATCHED
-    let sum_product = fp_mul(fp_add_lazy(a.c0, a.c1), fp_add_lazy(b.c0, b.c1));
+    // The coordinate sums are reduced here: lazy ones (fp_add_lazy, as batches take them) spilled
+    // 299 VGPRs instead of 239 in bls12-381-g2's 13-bit accumulation on navi21 (BENCHMARKS.md).
+    let sum_product = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
     let a0b0 = fp_mul(a.c0, b.c0);
     return fp2_from_products(a0b0, fp_mul(a.c1, b.c1), sum_product);
 #else
+    // The coordinate sums are only multiplied: lazy (fp_add_lazy, src/wgsl/field_gen.rs).
     let m = fp_mul_x3(a.c0, b.c0, a.c1, b.c1, fp_add_lazy(a.c0, a.c1), fp_add_lazy(b.c0, b.c1));
     return fp2_from_products(m.r[0], m.r[1], m.r[2]);
 #endif
@@ -74,8 +76,7 @@ fn field_mul_sum(a: Field, b: Field, c: Field, d: Field) -> Field {
 #if !PRODUCTS_BATCHED
     let low = fp_mul_sum(a.c0, b.c0, c.c0, d.c0);
     let high = fp_mul_sum(a.c1, b.c1, c.c1, d.c1);
-    let sum_product = fp_mul_sum(fp_add_lazy(a.c0, a.c1), fp_add_lazy(b.c0, b.c1), fp_add_lazy(c.c0, c.c1),
-        fp_add_lazy(d.c0, d.c1));
+    let sum_product = fp_mul_sum(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1), fp_add(c.c0, c.c1), fp_add(d.c0, d.c1));
     return fp2_from_products(low, high, sum_product);
 #else
     let m = fp_mul_sum_x3(
@@ -89,7 +90,7 @@ fn field_mul_sum(a: Field, b: Field, c: Field, d: Field) -> Field {
 // Two base products: with v = a0·a1,
 //   a² = ((a0 + a1)·(a0 + β·a1) − v − β·v) + 2v·u.
 fn field_square(a: Field) -> Field {
-    let m = fp_mul_x2(a.c0, a.c1, fp_add_lazy(a.c0, a.c1), fp_add_lazy(a.c0, fp_mul_by_nonresidue(a.c1)));
+    let m = fp_mul_x2(a.c0, a.c1, fp_add(a.c0, a.c1), fp_add(a.c0, fp_mul_by_nonresidue(a.c1)));
     let v = m.r[0];
     return Field(fp_sub(m.r[1], fp_add(v, fp_mul_by_nonresidue(v))), fp_add(v, v));
 }

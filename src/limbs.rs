@@ -106,6 +106,14 @@ impl Montgomery {
         Montgomery { modulus: modulus.clone(), limb_bits, limbs, r, r_mod_p, r2_mod_p, r_inv, mu }
     }
 
+    /// Whether this field's `field_add_lazy` and `field_sub_lazy` skip the conditional subtraction
+    /// of p (see `src/wgsl/field_gen.rs`): where 8p < R, a Montgomery product of operands below 2p
+    /// (below 4p²/R + p) and a fused sum of two (below 8p²/R + p) stay below 2p. Every field in
+    /// 13-bit limbs; in 32-bit limbs every registered one but bn254's (R/p ≈ 5.3).
+    pub fn takes_lazy_sums(&self) -> bool {
+        BigUint::from(8u32) * &self.modulus < self.r
+    }
+
     /// `value` as `N` limbs (no conversion).
     pub fn limbs_of(&self, value: &BigUint) -> Vec<u32> {
         split_limbs(value, self.limbs, self.limb_bits)

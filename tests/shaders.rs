@@ -272,8 +272,8 @@ fn limb_conversions_round_trip() {
 }
 
 /// The generated multiplication's exact step sequence, run with overflow checks on random and
-/// extreme operands, equals a·b·R⁻¹ mod p; the 13-bit ones also on lazy sums' operands, below 2p
-/// (`field_add_lazy` in field_gen.rs).
+/// extreme operands, equals a·b·R⁻¹ mod p; also on lazy sums' operands, below 2p
+/// (`field_add_lazy` in field_gen.rs), in every field that takes them: every 13-bit one.
 #[test]
 fn montgomery_multiplication_model_never_overflows_and_is_right() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2);
@@ -296,25 +296,42 @@ fn montgomery_multiplication_model_never_overflows_and_is_right() {
             let got = mont_mul_wide(&wide.limbs_of(&a), &wide.limbs_of(&b), wide);
             assert_eq!(join_limbs(&got, 32), (&a * &b * &wide.r_inv) % &wide.modulus);
         }
-        let two_p = &m.modulus * 2u32;
-        let below_2p = |rng: &mut rand::rngs::StdRng| {
-            BigUint::from_bytes_le(&(0..52).map(|_| rng.gen()).collect::<Vec<u8>>()) % &two_p
-        };
-        let top = &two_p - 1u32;
-        let mut lazy = vec![(top.clone(), top.clone()), (top.clone(), p_minus_1.clone()), (BigUint::default(), top)];
-        lazy.extend((0..200).map(|_| (below_2p(&mut rng), below_2p(&mut rng))));
-        for (a, b) in lazy {
+        assert!(m.takes_lazy_sums(), "{}: 13-bit limbs leave room for lazy sums", spec.name);
+        for [a, b] in lazy_operands(&m.modulus, &mut rng) {
             let expected = (&a * &b * &m.r_inv) % &m.modulus;
             let got = mont_mul_limbs(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
             assert_eq!(from_limbs(&got), expected, "{} lazy operands", spec.name);
             let got = mont_mul_scanned(&to_limbs(&a, m.limbs), &to_limbs(&b, m.limbs), m);
             assert_eq!(from_limbs(&got), expected, "{} lazy operands", spec.name);
         }
+        if wide.takes_lazy_sums() {
+            for [a, b] in lazy_operands(&wide.modulus, &mut rng) {
+                let got = mont_mul_wide(&wide.limbs_of(&a), &wide.limbs_of(&b), wide);
+                assert_eq!(join_limbs(&got, 32), (&a * &b * &wide.r_inv) % &wide.modulus, "{} lazy", spec.name);
+            }
+        }
     }
 }
 
+/// K operands below 2p, what lazy sums give a product (`field_add_lazy`): every one 2p − 1,
+/// 2p − 1 beside p − 1 and beside 0, and 200 random ones.
+fn lazy_operands<const K: usize>(p: &BigUint, rng: &mut rand::rngs::StdRng) -> Vec<[BigUint; K]> {
+    let two_p = p * 2u32;
+    let top = &two_p - 1u32;
+    let mut cases = vec![
+        std::array::from_fn(|_| top.clone()),
+        std::array::from_fn(|k| if k % 2 == 0 { top.clone() } else { p - 1u32 }),
+        std::array::from_fn(|k| if k % 2 == 0 { BigUint::default() } else { top.clone() }),
+    ];
+    cases.extend((0..200).map(|_| {
+        std::array::from_fn(|_| BigUint::from_bytes_le(&(0..52).map(|_| rng.gen()).collect::<Vec<u8>>()) % &two_p)
+    }));
+    cases
+}
+
 /// The fused sum of two products (`field_mul_sum`, 32-bit limbs), step for step with overflow
-/// checks on extreme and random operands, equals (a·b + c·d)·R⁻¹ mod p.
+/// checks on extreme and random operands, equals (a·b + c·d)·R⁻¹ mod p; also on lazy sums'
+/// operands where the field takes them.
 #[test]
 fn fused_sum_of_products_model_never_overflows_and_is_right() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
@@ -327,6 +344,9 @@ fn fused_sum_of_products_model_never_overflows_and_is_right() {
             cases.push(std::array::from_fn(|_| {
                 BigUint::from_bytes_le(&(0..48).map(|_| rng.gen()).collect::<Vec<u8>>()) % &wide.modulus
             }));
+        }
+        if wide.takes_lazy_sums() {
+            cases.extend(lazy_operands(&wide.modulus, &mut rng));
         }
         for [a, b, c, d] in cases {
             let limbs = |v: &BigUint| wide.limbs_of(v);

@@ -283,10 +283,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     );
     let rounds = f.loop_rounds(form.rounds());
     match form {
-        MulForm::Wide { batched, .. } => {
-            out += &field_wide::arithmetic(spec, f, rounds, batched);
-            out += LAZY_AS_REDUCED;
-        }
+        MulForm::Wide { batched, .. } => out += &field_wide::arithmetic(spec, f, rounds, batched),
         MulForm::Rolled { .. } => {
             let _ = writeln!(out, "const LIMB_BITS: u32 = {LIMB_BITS}u;\nconst LIMB_MASK: u32 = {LIMB_MASK}u;");
             if packed {
@@ -551,8 +548,9 @@ fn sub_lazy(spec: &CurveSpec) -> String {
     c.0
 }
 
-/// `field_add_lazy` and `field_sub_lazy` where a form has no cheaper ones: `field_add` and
-/// `field_sub`.
+/// `field_add_lazy` and `field_sub_lazy` where a field takes no unreduced operands
+/// ([`Montgomery::takes_lazy_sums`]) or an extension's products add their operands'
+/// coordinates: `field_add` and `field_sub`.
 pub(super) const LAZY_AS_REDUCED: &str = "\
 fn field_add_lazy(a: Field, b: Field) -> Field {
     return field_add(a, b);
@@ -563,19 +561,19 @@ fn field_sub_lazy(a: Field, b: Field) -> Field {
 }
 ";
 
-/// The 13-bit forms' lazy addition and subtraction ([`add_lazy`], [`sub_lazy`]): of two reduced
-/// values (below p) they return a value below 2p that is congruent to the sum or difference,
-/// with 13-bit limbs, and skip the conditional subtraction of p. Such a value may only be an
-/// operand of `field_mul` or `field_mul_xK`, never of another addition, a comparison or
-/// storage. Montgomery's product of operands below 2p is (a·b + m·p)/R < 4p²/R + p, below 2p
-/// when 4p < R, and is then reduced once as before: R = 2^(13·N) exceeds every registered
-/// field's p by at least 2^6 (asserted at generation; `cpu_model`'s models check the
-/// accumulators with such operands).
+/// Lazy addition and subtraction ([`add_lazy`], [`sub_lazy`]; `field_wide.rs` has the 32-bit
+/// ones): of two reduced values (below p) they return a value below 2p that is congruent to the
+/// sum or difference, in normalized limbs, and skip the conditional subtraction of p. Such a
+/// value may only be an operand of a product (`field_mul`, `field_mul_xK`, `field_mul_sum`),
+/// never of another addition, a comparison or storage: the product, below 2p where
+/// [`Montgomery::takes_lazy_sums`], is reduced once as before (`cpu_model`'s models check the
+/// accumulators with such operands). Where the field does not take them, [`LAZY_AS_REDUCED`].
 fn lazy(spec: &CurveSpec) -> String {
-    let f = &spec.field;
-    let r = BigUint::from(1u32) << (LIMB_BITS as usize * f.limbs);
-    assert!(BigUint::from(4u32) * &f.modulus < r, "{}: 4p ≥ R leaves no room for lazy sums", spec.name);
-    add_lazy(spec) + &sub_lazy(spec)
+    if spec.field.takes_lazy_sums() {
+        add_lazy(spec) + &sub_lazy(spec)
+    } else {
+        LAZY_AS_REDUCED.to_string()
+    }
 }
 
 /// `field_sub(a, b)` = a − b mod p, branch-free (see [`reduce_once`]): p is added back under a

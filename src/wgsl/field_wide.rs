@@ -26,8 +26,15 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     let n = f.limbs;
     let mut out = String::new();
     out += &reduce_once(&p);
-    out += &add(n);
+    out += &add(n, "field_add", "field_reduce_once");
     out += &sub(&p);
+    // See `lazy` in field_gen.rs.
+    if f.takes_lazy_sums() {
+        out += &add(n, "field_add_lazy", "");
+        out += &sub_lazy(&p);
+    } else {
+        out += super::field_gen::LAZY_AS_REDUCED;
+    }
     out += &mul_functions(n, rounds, batched, false, |rounds, k| mul_products(&p, rounds, k, false));
     let four_p = BigUint::from(4u32) * &f.modulus;
     assert!(four_p.bits() <= 32 * n as u64, "{}: 4p > R leaves no room for fused sums", spec.name);
@@ -64,15 +71,32 @@ fn reduce_once(p: &[u32]) -> String {
     c.0
 }
 
-/// `field_add(a, b)` = a + b mod p (a + b < 2p < R: no carry out of the top limb).
-fn add(n: usize) -> String {
+/// `fn name(a, b)`: a + b, passed to `reduce` (a function name, or empty for none): `field_add`
+/// (a + b mod p) and `field_add_lazy` (a + b < 2p < R: no carry out of the top limb).
+fn add(n: usize, name: &str, reduce: &str) -> String {
     let mut c = Code::default();
-    c.line(0, "fn field_add(a: Field, b: Field) -> Field {");
+    c.line(0, format!("fn {name}(a: Field, b: Field) -> Field {{"));
     for j in 0..n {
         let carry = if j == 0 { String::new() } else { format!(" + (s{} >> 32u)", j - 1) };
         c.line(1, format!("let s{j} = u64(a.l[{j}]) + u64(b.l[{j}]){carry};"));
     }
-    c.line(1, format!("return field_reduce_once({});", field_literal((0..n).map(|j| format!("u32(s{j})")), n)));
+    c.line(1, format!("return {reduce}({});", field_literal((0..n).map(|j| format!("u32(s{j})")), n)));
+    c.line(0, "}");
+    c.0
+}
+
+/// `field_sub_lazy(a, b)` = a + p − b for b ≤ p, not reduced (below 2p): one carry chain over
+/// a + p + (R − 1 − b) + 1, whose carry out of the top limb (R) is dropped; `~b` is R − 1 − b
+/// limb by limb. Each limb's sum stays below 2^34.
+fn sub_lazy(p: &[u32]) -> String {
+    let n = p.len();
+    let mut c = Code::default();
+    c.line(0, "fn field_sub_lazy(a: Field, b: Field) -> Field {");
+    for (j, p_j) in p.iter().enumerate() {
+        let carry = if j == 0 { " + u64(1u)".to_string() } else { format!(" + (d{} >> 32u)", j - 1) };
+        c.line(1, format!("let d{j} = u64(a.l[{j}]) + u64(~b.l[{j}]) + u64({p_j}u){carry};"));
+    }
+    c.line(1, format!("return {};", field_literal((0..n).map(|j| format!("u32(d{j})")), n)));
     c.line(0, "}");
     c.0
 }
