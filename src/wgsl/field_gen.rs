@@ -294,7 +294,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
                     add(spec),
                     sub(spec),
                     lazy(spec),
-                    field_packed::mul_packed_a(n, words),
+                    field_packed::mul_packed_a(&f.limbs_of(&f.modulus), words),
                     pack(spec),
                     unpack(spec),
                     from_words(spec),
@@ -622,7 +622,8 @@ fn mul(spec: &CurveSpec, rounds: usize, interleaved: bool) -> String {
     let f = &spec.field;
     let n = f.limbs;
     if rounds < n {
-        return mul_functions(n, rounds, interleaved, false, |rounds, k| mul_products(n, rounds, k));
+        let p = f.limbs_of(&f.modulus);
+        return mul_functions(n, rounds, interleaved, false, |rounds, k| mul_products(&p, rounds, k));
     }
     // Straight-line: each batch its own function advancing its products together.
     (1..=MAX_BATCH).map(|k| mul_scanned_products(f, k)).collect()
@@ -721,11 +722,7 @@ fn sums_of_two_products() -> String {
 fn mul_scanned_products(f: &Montgomery, k: usize) -> String {
     let n = f.limbs;
     let p = f.limbs_of(&f.modulus);
-    let m_times = |m: String, j: usize| match p[j] {
-        0 => None,
-        1 => Some(m),
-        _ => Some(format!("{m} * P.l[{j}]")),
-    };
+    let m_times = |m: String, j: usize| m_times_limb(&m, p[j]);
     let mut c = Code::default();
     open_mul(&mut c, k, false);
     for i in 0..k {
@@ -768,22 +765,38 @@ pub(super) const MAX_BATCH: usize = 6;
 /// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
 /// together; `rounds == n` emits no loop at all (straight-line code).
-fn mul_products(n: usize, rounds: usize, k: usize) -> String {
-    let round = |c: &mut Code, d: usize, r: usize, i: usize| mont_round(c, d, &format!("a{i}_{r}"), i, n);
+fn mul_products(p: &[u32], rounds: usize, k: usize) -> String {
+    let n = p.len();
+    let round = |c: &mut Code, d: usize, r: usize, i: usize| mont_round(c, d, &format!("a{i}_{r}"), i, p);
     // Carries are resolved once, after the last round (the accumulators never overflow).
     mul_frame(MulFrame { n, rounds, k, accumulators: n - 1, sums: false }, round, |c, i| mont_finish(c, i, n))
 }
 
-/// One round of the 13-bit Montgomery multiplication of product `i`: adds `a·b` for the limb
-/// `a` (an expression) and `m·p`, and shifts the accumulators `t{i}_*` down one limb.
-pub(super) fn mont_round(c: &mut Code, d: usize, a: &str, i: usize, n: usize) {
+/// One round of the 13-bit Montgomery multiplication of product `i` for the modulus limbs `p`:
+/// adds `a·b` for the limb `a` (an expression) and `m·p`, and shifts the accumulators `t{i}_*`
+/// down one limb. The modulus is spelled out ([`m_times_limb`]): BLS12-377's p has 5 zero limbs
+/// of 30 and a limb 1, its scalar field (ed-on-bls12-377's base) 4 of 20 and a 1.
+pub(super) fn mont_round(c: &mut Code, d: usize, a: &str, i: usize, p: &[u32]) {
+    let n = p.len();
     c.line(d, format!("let x = t{i}_0 + {a} * b{i}.l[0];"));
     c.line(d, "let m = (x * MU) & LIMB_MASK;");
-    c.line(d, "let carry = (x + m * P.l[0]) >> LIMB_BITS;");
-    for j in 1..n {
+    let low = m_times_limb("m", p[0]).expect("p is odd");
+    c.line(d, format!("let carry = (x + {low}) >> LIMB_BITS;"));
+    for (j, &p_j) in p.iter().enumerate().skip(1) {
         let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
+        let mp = m_times_limb("m", p_j).map_or(String::new(), |mp| format!(" + {mp}"));
         let carry = if j == 1 { " + carry" } else { "" };
-        c.line(d, format!("t{i}_{} = {prev}{a} * b{i}.l[{j}] + m * P.l[{j}]{carry};", j - 1));
+        c.line(d, format!("t{i}_{} = {prev}{a} * b{i}.l[{j}]{mp}{carry};", j - 1));
+    }
+}
+
+/// `m · p_j` for a modulus limb `p_j` as WGSL: none for 0, `m` for 1, else the product by the
+/// literal.
+pub(super) fn m_times_limb(m: &str, p_j: u32) -> Option<String> {
+    match p_j {
+        0 => None,
+        1 => Some(m.to_string()),
+        _ => Some(format!("{m} * {p_j}u")),
     }
 }
 

@@ -107,7 +107,8 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
 /// the Montgomery multiplication of [`super::field_gen`] with `a` kept packed, its words shifting
 /// down as the loop consumes two limbs from each (`words` per iteration), so it holds half the
 /// registers `a`'s limbs would.
-pub(super) fn mul_packed_a(n: usize, words: usize) -> String {
+pub(super) fn mul_packed_a(p: &[u32], words: usize) -> String {
+    let n = p.len();
     let all = n / 2;
     assert!(
         n.is_multiple_of(2) && words > 0 && all.is_multiple_of(words),
@@ -129,7 +130,7 @@ pub(super) fn mul_packed_a(n: usize, words: usize) -> String {
         for (half, limb) in [("& 0xffffu", "low"), (">> 16u", "high")] {
             c.line(2, format!("{{ // the {limb} limb of word {q}"));
             c.line(3, format!("let limb = w{q} {half};"));
-            mont_round(&mut c, 3, "limb", 0, n);
+            mont_round(&mut c, 3, "limb", 0, p);
             c.line(2, "}");
         }
     }
