@@ -74,29 +74,27 @@ fn reduce_once(p: &[u32]) -> String {
 /// `fn name(a, b)`: a + b, passed to `reduce` (a function name, or empty for none): `field_add`
 /// (a + b mod p) and `field_add_lazy` (a + b < 2p < R: no carry out of the top limb).
 fn add(n: usize, name: &str, reduce: &str) -> String {
-    let mut c = Code::default();
-    c.line(0, format!("fn {name}(a: Field, b: Field) -> Field {{"));
-    for j in 0..n {
-        let carry = if j == 0 { String::new() } else { format!(" + (s{} >> 32u)", j - 1) };
-        c.line(1, format!("let s{j} = u64(a.l[{j}]) + u64(b.l[{j}]){carry};"));
-    }
-    c.line(1, format!("return {reduce}({});", field_literal((0..n).map(|j| format!("u32(s{j})")), n)));
-    c.line(0, "}");
-    c.0
+    carry_chain(name, n, |j| format!("u64(a.l[{j}]) + u64(b.l[{j}])"), "", reduce)
 }
 
 /// `field_sub_lazy(a, b)` = a + p − b for b ≤ p, not reduced (below 2p): one carry chain over
 /// a + p + (R − 1 − b) + 1, whose carry out of the top limb (R) is dropped; `~b` is R − 1 − b
 /// limb by limb. Each limb's sum stays below 2^34.
 fn sub_lazy(p: &[u32]) -> String {
-    let n = p.len();
+    let terms = |j: usize| format!("u64(a.l[{j}]) + u64(~b.l[{j}]) + u64({}u)", p[j]);
+    carry_chain("field_sub_lazy", p.len(), terms, " + u64(1u)", "")
+}
+
+/// `fn name(a, b)` summing `terms(j)` limb by limb into u64 words `s{j}`, each taking the carry
+/// of the one below (`carry_in` into the lowest), its limbs passed to `reduce` (or to none).
+fn carry_chain(name: &str, n: usize, terms: impl Fn(usize) -> String, carry_in: &str, reduce: &str) -> String {
     let mut c = Code::default();
-    c.line(0, "fn field_sub_lazy(a: Field, b: Field) -> Field {");
-    for (j, p_j) in p.iter().enumerate() {
-        let carry = if j == 0 { " + u64(1u)".to_string() } else { format!(" + (d{} >> 32u)", j - 1) };
-        c.line(1, format!("let d{j} = u64(a.l[{j}]) + u64(~b.l[{j}]) + u64({p_j}u){carry};"));
+    c.line(0, format!("fn {name}(a: Field, b: Field) -> Field {{"));
+    for j in 0..n {
+        let carry = if j == 0 { carry_in.to_string() } else { format!(" + (s{} >> 32u)", j - 1) };
+        c.line(1, format!("let s{j} = {}{carry};", terms(j)));
     }
-    c.line(1, format!("return {};", field_literal((0..n).map(|j| format!("u32(d{j})")), n)));
+    c.line(1, format!("return {reduce}({});", field_literal((0..n).map(|j| format!("u32(s{j})")), n)));
     c.line(0, "}");
     c.0
 }
