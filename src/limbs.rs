@@ -108,8 +108,9 @@ impl Montgomery {
 
     /// Whether this field's `field_add_lazy` and `field_sub_lazy` skip the conditional subtraction
     /// of p (see `src/wgsl/field_gen.rs`): where 8p < R, a Montgomery product of operands below 2p
-    /// (below 4p²/R + p) and a fused sum of two (below 8p²/R + p) stay below 2p. Every field in
-    /// 13-bit limbs; in 32-bit limbs every registered one but bn254's (R/p ≈ 5.3).
+    /// (below 4p²/R + p) and a fused sum of two (below 8p²/R + p) stay below 2p. Every registered
+    /// field in 13-bit limbs (`tests/shaders.rs` asserts it); in 32-bit limbs every registered one
+    /// but bn254's (R/p ≈ 5.3).
     pub fn takes_lazy_sums(&self) -> bool {
         BigUint::from(8u32) * &self.modulus < self.r
     }
