@@ -65,7 +65,7 @@ fn stored_denominator(back: StoredBack) -> Field {
 // A point with no image stays all zero.
 fn stored_normalize(q: Stored, inverse: Field) -> Stored {
     let m = field_mul_x2(q.y_minus_x, inverse, q.y_plus_x, inverse);
-    let xy4 = field_mul(field_add(m.r[1], m.r[0]), field_sub(m.r[1], m.r[0]));
+    let xy4 = field_mul(field_add_lazy(m.r[1], m.r[0]), field_sub_lazy(m.r[1], m.r[0]));
     return Stored(m.r[0], m.r[1], field_mul(xy4, D_HALF));
 }
 #endif

@@ -36,12 +36,13 @@
 //!   devices where the form was not measured (browsers, which lack 64-bit integers, and
 //!   contexts with a fixed form): there is no rate to predict from, and measuring one would cost
 //!   every page load a compilation. The first candidate is [`Accumulation::Projective`], but on
-//!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on llvmpipe
-//!   (lavapipe natively, Deno's WebGPU on it) [`Accumulation::EdwardsAffine`]. An unlimited
+//!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on the
+//!   software GPUs (lavapipe natively, Deno's WebGPU on it, SwiftShader natively and in
+//!   Chromium) [`Accumulation::EdwardsAffine`]. An unlimited
 //!   budget (`f64::INFINITY`) measures the accumulations everywhere.
 //! - **Prepared bases** run the calls' kernels, except that natively, on every device but
 //!   SwiftShader, BLS12-377's bases store affine Edwards points where the calls store extended
-//!   ones: their normalization is paid once, at `prepare`, not per call as calibration timed it
+//!   ones (hardware GPUs whose calibration kept them): their normalization is paid once, at `prepare`, not per call as calibration timed it
 //!   ([`crate::PreparedBases::kernels`] says which). Calibration keeps that candidate's compiled
 //!   runner for them where it timed it.
 
@@ -135,12 +136,12 @@ impl Candidates {
         };
         let accumulations = match fixed.accumulation {
             Some(accumulation) => vec![accumulation.on(spec)],
-            // The first is what runs unmeasured: affine Edwards bases on llvmpipe, whose few
-            // threads afford batches of NORMALIZE_BATCH points in normalize_points; elsewhere
-            // the extended ones (on SwiftShader affine bases measured level warm and 10% slower
-            // cold in Chromium, which compiles one more kernel; BENCHMARKS.md).
+            // The first is what runs unmeasured: affine Edwards bases on the software GPUs,
+            // whose few threads afford batches of NORMALIZE_BATCH points in normalize_points
+            // (lavapipe 10% faster, SwiftShader 6% in Chromium; BENCHMARKS.md); elsewhere the
+            // extended ones, which calibration weighs against them where it measures.
             None => {
-                let edwards = match gpu.software && !gpu.swiftshader {
+                let edwards = match gpu.software {
                     true => [Accumulation::EdwardsAffine, Accumulation::Edwards],
                     false => [Accumulation::Edwards, Accumulation::EdwardsAffine],
                 };

@@ -124,14 +124,15 @@ pub enum Accumulation {
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
     /// maps the window sums back. Exact on every input: a pass that meets a point with no
     /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
-    /// runs again with `Projective`. The default on the curves that have it, but on llvmpipe.
+    /// runs again with `Projective`. The default on the curves that have it, but on the
+    /// software GPUs.
     Edwards,
     /// [`Accumulation::Edwards`] with affine stored points: stage 1 divides each mapped point
     /// by its Z (`normalize_points`, one inversion per [`crate::plan::NORMALIZE_BATCH`] points),
     /// so a mixed addition takes 7 multiplications instead of 8 and loads three coordinates
     /// instead of four, for about 5 more multiplications per point in stage 1 and its share of
-    /// an inversion. The default on llvmpipe, whose few threads take large batches (on
-    /// SwiftShader it measured level); on hardware GPUs calibration measures it against the
+    /// an inversion. The default on the software GPUs (llvmpipe, SwiftShader), whose few
+    /// threads take large batches; on hardware GPUs calibration measures it against the
     /// others.
     EdwardsAffine,
 }
@@ -296,7 +297,9 @@ impl Step {
     ///   multiplication saves about a third of this step's compilation (lavapipe, BLS12-381:
     ///   0.94 → 0.66 s of a cold call), and its few dozen additions per window stay a small
     ///   share of a warm call. So does [`Step::NormalizePoints`] (lavapipe, BLS12-377 at 2^16:
-    ///   0.5–0.7 s off a cold call, the step as fast).
+    ///   0.5–0.7 s off a cold call, the step as fast), but not on SwiftShader
+    ///   ([`MulForm::ROLLED_SUBZERO`]), where one round per iteration took the step from about
+    ///   240 to 350 ms.
     /// - SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates
     ///   with straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): warm calls
     ///   15% faster in Chromium at no cost in compilation, where every other kernel in that form
@@ -315,6 +318,7 @@ impl Step {
     /// each step reads what the one before wrote.
     pub fn form(self, spec: &CurveSpec, form: MulForm) -> MulForm {
         match (self, form) {
+            (Step::NormalizePoints, MulForm::ROLLED_SUBZERO) => form,
             (Step::SumWindows | Step::NormalizePoints, _) if form.batched() => form.with_rounds(1),
             (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
             (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,
