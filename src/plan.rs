@@ -14,8 +14,12 @@ pub const MAX_WINDOW_BITS: u32 = 15;
 pub const MIN_WINDOW_BITS: u32 = 2;
 /// Upper bound of reduction threads per window.
 pub const MAX_SEGMENTS: u32 = 256;
-/// Buckets each reduction thread walks at least (its fixed cost is a small scalar multiplication).
-pub const MIN_SEGMENT_LEN: u32 = 32;
+/// Buckets each reduction thread walks at least (its fixed cost is a small scalar
+/// multiplication of about 1.5·c additions, against 2 per bucket). Software GPUs run this plan:
+/// with 128 instead of 32, 2^16 points' reduction (32 threads per window instead of 128) took
+/// 15% less time on SwiftShader and lavapipe (BENCHMARKS.md), with still 10 workgroups of 64
+/// threads to spread over a CPU's cores. Hardware GPUs split it further ([`Plan::for_form`]).
+pub const MIN_SEGMENT_LEN: u32 = 128;
 /// Reduction threads a plan aims for on hardware GPUs ([`Plan::for_form`]). Each reduction
 /// thread's running sum is a serial chain of additions, so a GPU needs tens of thousands of them
 /// in flight: on an H100 (132 SMs) the 2,560 threads of 2^16 points left most schedulers idle,
