@@ -42,7 +42,8 @@
 //!   budget (`f64::INFINITY`) measures the accumulations everywhere.
 //! - **Prepared bases** run the calls' kernels, except that natively, on every device but
 //!   SwiftShader, BLS12-377's bases store affine Edwards points where the calls store extended
-//!   ones (hardware GPUs whose calibration kept them): their normalization is paid once, at `prepare`, not per call as calibration timed it
+//!   ones (on hardware GPUs whose calibration kept those, or in a context fixed to them): their
+//!   normalization is paid once, at `prepare`, not per call as calibration timed it
 //!   ([`crate::PreparedBases::kernels`] says which). Calibration keeps that candidate's compiled
 //!   runner for them where it timed it.
 
@@ -168,9 +169,9 @@ impl Candidates {
 /// stored points ([`Accumulation::EdwardsAffine`]) where the calls store extended Edwards points
 /// ([`Accumulation::Edwards`]), since bases pay their one inversion per point once, at `prepare`,
 /// and then each mixed addition takes 7 multiplications instead of 8 and loads a quarter fewer
-/// bytes. Except where affine points measured no faster and a second pipeline set costs most to
-/// compile: on SwiftShader, and in browsers (a page compiles every pipeline on each load).
-/// Elsewhere the calls' own accumulation.
+/// bytes. Except where a second pipeline set costs most to compile: on SwiftShader (whose calls
+/// store affine points anyway, unless the context fixed extended ones) and in browsers (a page
+/// compiles every pipeline on each load). Elsewhere the calls' own accumulation.
 pub(crate) fn bases_accumulation(calls: Accumulation, gpu: &Gpu) -> Accumulation {
     match calls {
         Accumulation::Edwards if !gpu.swiftshader && !cfg!(target_arch = "wasm32") => Accumulation::EdwardsAffine,

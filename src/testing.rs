@@ -84,9 +84,9 @@ pub fn shared_extended_edwards_context() -> Option<&'static MsmContext> {
 }
 
 /// The accumulation BLS12-377 runs on `ctx`'s adapter where calibration does not time the
-/// accumulations: its Edwards model, with affine stored points on llvmpipe.
+/// accumulations: its Edwards model, with affine stored points on the software GPUs.
 pub fn default_edwards_accumulation(ctx: &MsmContext) -> Accumulation {
-    match ctx.gpu().software && !ctx.gpu().swiftshader {
+    match ctx.gpu().software {
         true => Accumulation::EdwardsAffine,
         false => Accumulation::Edwards,
     }

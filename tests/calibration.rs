@@ -36,8 +36,8 @@ fn is_short_weierstrass<G: GpuCurve>() -> bool {
 
 /// The default context's choice for every curve: one of the forms the device runs (both
 /// measured where it has 64-bit integers), the default accumulation unmeasured on a device too
-/// slow for the budget (on BLS12-377 the Edwards model, with affine stored points on llvmpipe;
-/// projective elsewhere) or a measured one, the faster of those measured.
+/// slow for the budget (on BLS12-377 the Edwards model, with affine stored points on software
+/// GPUs; projective elsewhere) or a measured one, the faster of those measured.
 struct DefaultChoice;
 
 impl CurveFn for DefaultChoice {

@@ -154,8 +154,8 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
 /// BLS12-377 runs on its twisted Edwards model by default, where points outside G1 may have no
 /// image or make an addition exceptional; such passes run again on the Weierstrass model, so
 /// every input still gets arkworks' answer (never an error), through `msm` and prepared bases:
-/// with affine stored points (the default on llvmpipe) and with extended ones (the default on
-/// hardware GPUs and SwiftShader).
+/// with affine stored points (the default on software GPUs) and with extended ones (the
+/// default on hardware GPUs where calibration does not measure the accumulations).
 #[cfg(feature = "bls12-377")]
 #[test]
 fn bls12_377_edwards_model_is_exact_outside_g1() {

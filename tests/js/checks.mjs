@@ -337,11 +337,10 @@ export async function runChecks(m, { curves = m.curves(), sizes, log = console.l
     // default accumulation (the form is not measured, so neither are the accumulations):
     // bls12-377 on its twisted Edwards model, the other curves projective. Every adapter these
     // tests run on is a software GPU (SwiftShader or llvmpipe), told by its name: products
-    // batched, and on llvmpipe (Deno) bls12-377's stored points affine.
+    // batched, and bls12-377's stored points affine.
     await tally.check(`${curves[0]}: kernels()`, async () => {
       const kernels = await ctx.kernels(curves[0]);
-      const edwards = /llvmpipe/i.test(ctx.adapterInfo) ? "edwards-affine" : "edwards";
-      const accumulation = curves[0] === "bls12-377" ? edwards : "projective";
+      const accumulation = curves[0] === "bls12-377" ? "edwards-affine" : "projective";
       if (kernels.limbBits !== 13 || kernels.batched !== true || kernels.accumulation !== accumulation) {
         throw new Error(`kernels ${JSON.stringify(kernels)}`);
       }
