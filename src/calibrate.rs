@@ -38,8 +38,8 @@
 //!   every page load a compilation. The first candidate is [`Accumulation::Projective`], but on
 //!   curves with a twisted Edwards model (BLS12-377) [`Accumulation::Edwards`], and on the
 //!   software GPUs (lavapipe natively, Deno's WebGPU on it, SwiftShader natively and in
-//!   Chromium) [`Accumulation::EdwardsAffine`]. An unlimited
-//!   budget (`f64::INFINITY`) measures the accumulations everywhere.
+//!   Chromium) [`Accumulation::EdwardsAffine`]. An unlimited budget (`f64::INFINITY`) measures
+//!   the accumulations everywhere.
 //! - **Prepared bases** run the calls' kernels, except that natively, on every device but
 //!   SwiftShader, BLS12-377's bases store affine Edwards points where the calls store extended
 //!   ones (on hardware GPUs whose calibration kept those, or in a context fixed to them): their
