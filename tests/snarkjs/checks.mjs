@@ -1,0 +1,242 @@
+// The snarkjs checks the Node and Chromium tests run: real Groth16, PLONK and fflonk proofs from
+// snarkjs 0.7.6 with `accelerateSnarkjs` routing their MSMs to the GPU, each one also computed by
+// snarkjs' CPU path (checkEachCall) and every proof verified by snarkjs.
+// Plain ES module (its one import is keys.mjs): it runs unchanged in Node and in a page, which
+// hand it snarkjs, accelerateSnarkjs and a loader of build/ files.
+import { TEST_KEYS, circuitInput, paths } from "./keys.mjs";
+
+/**
+ * The groups the tests accelerate. BLS12-381's G2 stays on snarkjs' CPU path: SwiftShader
+ * compiles the BLS12-381 G2 kernels for about four minutes, too long for CI (scripts/test-page.sh
+ * says the same); BN254's G2 (Groth16's B2) runs on the GPU.
+ */
+export const TEST_GROUPS = { bn128: ["G1", "G2"], bls12381: ["G1"] };
+
+/** Counts and prints checks: `ok NAME (ms)[: note]` or `FAIL NAME: why`. */
+export class Tally {
+  constructor(log = console.log) {
+    Object.assign(this, { log, passed: 0, failed: 0 });
+  }
+
+  async check(name, f) {
+    const start = Date.now();
+    try {
+      const note = await f();
+      this.passed++;
+      this.log(`ok ${name} (${Date.now() - start} ms)${typeof note === "string" ? `: ${note}` : ""}`);
+    } catch (e) {
+      this.failed++;
+      this.log(`FAIL ${name}: ${e?.stack ?? e}`);
+    }
+  }
+}
+
+const assert = (ok, message) => {
+  if (!ok) throw new Error(message);
+};
+
+/** The numeric stats fields the checks read, failing clearly if the adapter lacks one. */
+function stats(gpu) {
+  const s = gpu.stats();
+  for (const field of ["gpuCalls", "cacheUploads", "cacheHits", "checked", "mismatches"]) {
+    assert(typeof s[field] === "number", `stats().${field} is ${s[field]}, not a number: ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
+/**
+ * Wraps every curve's G1 and G2 multiExpAffine (the adapter's, once installed) to record each MSM
+ * snarkjs makes and whether stats().gpuCalls grew during it (snarkjs awaits its MSMs one by one).
+ */
+function spyMsms(curves, gpu) {
+  const calls = [];
+  const undo = [];
+  for (const [curve, engine] of Object.entries(curves)) {
+    for (const group of ["G1", "G2"]) {
+      const G = engine[group];
+      const inner = G.multiExpAffine;
+      G.multiExpAffine = async function (bases, scalars, logger, name, ...rest) {
+        const call = { curve, group, name, gpu: false };
+        calls.push(call);
+        const before = gpu.stats().gpuCalls;
+        try {
+          return await inner.call(this, bases, scalars, logger, name, ...rest);
+        } finally {
+          call.gpu = gpu.stats().gpuCalls > before;
+        }
+      };
+      undo.push(() => (G.multiExpAffine = inner));
+    }
+  }
+  return { calls, undo: () => undo.forEach((f) => f()) };
+}
+
+/** The byte offset and size of section `type` in a zkey (magic, version, count, then sections). */
+export function zkeySection(zkey, type) {
+  const view = new DataView(zkey.buffer, zkey.byteOffset, zkey.byteLength);
+  const magic = String.fromCharCode(...zkey.subarray(0, 4));
+  assert(magic === "zkey", `not a zkey file (magic "${magic}")`);
+  const count = view.getUint32(8, true);
+  let at = 12;
+  for (let i = 0; i < count; i++) {
+    const t = view.getUint32(at, true), size = Number(view.getBigUint64(at + 4, true));
+    if (t === type) return { offset: at + 12, size };
+    at += 12 + size;
+  }
+  throw new Error(`zkey has no section ${type}`);
+}
+
+/**
+ * A copy of `zkey` with one G1 point of section `type` moved off the curve (the low byte of its x
+ * flipped): a point past the middle that is not infinity. Returns [bytes, index].
+ */
+export function corruptPoint(zkey, type, pointBytes) {
+  const { offset, size } = zkeySection(zkey, type);
+  const out = zkey.slice();
+  const n = size / pointBytes;
+  for (let i = Math.floor(n / 2); i < n; i++) {
+    const at = offset + i * pointBytes;
+    if (out.subarray(at, at + pointBytes).some((b) => b !== 0)) {
+      out[at] ^= 1;
+      return [out, i];
+    }
+  }
+  throw new Error(`section ${type} has no finite point past its middle`);
+}
+
+/**
+ * Runs the checks. `snarkjs`: the module (or the browser bundle's global); `accelerateSnarkjs`:
+ * the adapter's function; `load(path)`: a build/ file's bytes (Uint8Array); `log`: a line printer.
+ * Returns the Tally.
+ */
+export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = console.log, keys = TEST_KEYS }) {
+  const tally = new Tally(log);
+  const t = (name, f) => tally.check(name, f);
+  const curves = {
+    bn128: await snarkjs.curves.getCurveFromName("bn128"),
+    bls12381: await snarkjs.curves.getCurveFromName("bls12381"),
+  };
+  const originals = Object.values(curves).flatMap((c) => [c.G1, c.G2].map((G) => [G, G.multiExpAffine]));
+  const files = new Map();
+  const file = async (path) => files.get(path) ?? files.set(path, await load(path)).get(path);
+  const json = async (path) => JSON.parse(new TextDecoder().decode(await file(path)));
+
+  let gpu = null;
+  await t("accelerateSnarkjs installs its MSMs on the groups asked for", async () => {
+    gpu = await accelerateSnarkjs(snarkjs, { minPoints: 0, checkEachCall: true, groups: TEST_GROUPS });
+    assert(typeof gpu?.stats === "function" && typeof gpu?.restore === "function", "no stats()/restore()");
+    for (const [curve, groups] of Object.entries(TEST_GROUPS)) {
+      for (const group of groups) {
+        const original = originals.find(([G]) => G === curves[curve][group])[1];
+        assert(curves[curve][group].multiExpAffine !== original, `${curve} ${group}.multiExpAffine is still snarkjs' own`);
+      }
+    }
+    return JSON.stringify(stats(gpu));
+  });
+  if (!gpu) return tally;
+  const spy = spyMsms(curves, gpu);
+
+  /** One proof, its verification and what its MSMs did. */
+  async function prove(key, protocol, seed, zkeyBytes) {
+    const p = paths(key);
+    const first = spy.calls.length;
+    const before = stats(gpu);
+    const start = Date.now();
+    const { proof, publicSignals } = await snarkjs[protocol].fullProve(
+      circuitInput(key.circuit, key.log, seed), await file(p.wasm), zkeyBytes ?? (await file(p.zkey(protocol))));
+    const ms = Date.now() - start;
+    const after = stats(gpu);
+    // The prove's MSMs only: Groth16's verify makes one more (the public inputs' sum).
+    const calls = spy.calls.slice(first);
+    const verified = await snarkjs[protocol].verify(await json(p.vkey(protocol)), publicSignals, proof);
+    return { proof, publicSignals, verified, ms, before, after, calls };
+  }
+
+  for (const key of keys) {
+    for (const protocol of key.protocols) {
+      const label = `${key.curve} ${protocol} ${key.circuit} 2^${key.log}`;
+      let firstProof = null;
+      await t(`${label}: proves with its MSMs on the GPU, and verifies`, async () => {
+        const r = await prove(key, protocol, 1);
+        assert(r.verified === true, `snarkjs.${protocol}.verify returned ${r.verified}`);
+        assert(r.calls.length > 0, "snarkjs made no MSM through multiExpAffine");
+        const accelerated = TEST_GROUPS[key.curve];
+        for (const c of r.calls) {
+          const expected = accelerated.includes(c.group);
+          assert(c.gpu === expected, `MSM "${c.name}" (${c.group}) ${c.gpu ? "ran" : "did not run"} on the GPU`);
+        }
+        const onGpu = r.calls.filter((c) => c.gpu).length;
+        assert(r.after.gpuCalls - r.before.gpuCalls === onGpu, `gpuCalls grew by ${r.after.gpuCalls - r.before.gpuCalls}, not ${onGpu}`);
+        assert(r.after.mismatches === r.before.mismatches, "checkEachCall counted a mismatch");
+        firstProof = r;
+        const groups = [...new Set(r.calls.filter((c) => c.gpu).map((c) => c.group))].join("+");
+        return `${r.calls.length} MSMs, ${onGpu} on the GPU (${groups}), ${r.after.cacheUploads - r.before.cacheUploads} base uploads, prove ${r.ms} ms`;
+      });
+      if (!firstProof) continue;
+      await t(`${label}: a tampered public signal fails verification`, async () => {
+        const vkey = await json(paths(key).vkey(protocol));
+        const tampered = [...firstProof.publicSignals];
+        tampered[tampered.length - 1] = String(BigInt(tampered[tampered.length - 1]) + 1n);
+        const verified = await snarkjs[protocol].verify(vkey, tampered, firstProof.proof);
+        assert(verified === false, `verify returned ${verified} for a tampered public signal`);
+      });
+      await t(`${label}: a second proof (another witness) uploads no bases`, async () => {
+        const r = await prove(key, protocol, 2);
+        assert(r.verified === true, `snarkjs.${protocol}.verify returned ${r.verified}`);
+        assert(r.after.cacheUploads === r.before.cacheUploads, `cacheUploads grew by ${r.after.cacheUploads - r.before.cacheUploads}`);
+        assert(r.after.cacheHits > r.before.cacheHits, "cacheHits did not grow");
+        assert(r.after.gpuCalls > r.before.gpuCalls, "gpuCalls did not grow");
+        return `${r.after.cacheHits - r.before.cacheHits} cache hits, prove ${r.ms} ms`;
+      });
+    }
+  }
+
+  // A corrupted zkey must make the prove reject with the MSM's name and the point's index, never
+  // return a proof. Groth16: section 5 (A's bases, "multiexp A"); PLONK: section 14 (the SRS,
+  // whose first MSM is "A").
+  const bn = TEST_KEYS[0];
+  const corruptions = [
+    { protocol: "groth16", section: 5, name: "multiexp A" },
+    { protocol: "plonk", section: 14, name: "A" },
+  ];
+  for (const { protocol, section, name } of corruptions) {
+    if (!bn.protocols.includes(protocol)) continue;
+    await t(`bn128 ${protocol}: one point off the curve in zkey section ${section} rejects, naming "${name}" and the point`, async () => {
+      const [zkey, index] = corruptPoint(await file(paths(bn).zkey(protocol)), section, 64);
+      let r;
+      try {
+        r = await prove(bn, protocol, 3, zkey);
+      } catch (e) {
+        const message = String(e?.message ?? e);
+        assert(e instanceof Error, `rejected with a non-Error: ${message}`);
+        const word = (w) => new RegExp(`(^|[^\\w])${w}([^\\w]|$)`).test(message);
+        assert(word(name), `the message does not name the MSM "${name}": ${message}`);
+        assert(word(String(index)), `the message does not name point ${index}: ${message}`);
+        return message;
+      }
+      throw new Error(`the prove resolved (the proof ${r.verified ? "verifies!" : "does not verify"}) instead of rejecting`);
+    });
+  }
+  await t("bn128 groth16: after the rejections the unchanged key still proves, without uploads", async () => {
+    const r = await prove(bn, "groth16", 4);
+    assert(r.verified === true, `verify returned ${r.verified}`);
+    assert(r.after.cacheUploads === r.before.cacheUploads, `cacheUploads grew by ${r.after.cacheUploads - r.before.cacheUploads}`);
+  });
+  await t("every GPU MSM was checked against snarkjs' CPU MSM, none differed", async () => {
+    const s = stats(gpu);
+    assert(s.checked > 0, `stats().checked is ${s.checked}`);
+    assert(s.mismatches === 0, `stats().mismatches is ${s.mismatches}`);
+    return JSON.stringify(s);
+  });
+
+  await t("restore() gives back snarkjs' own MSMs: a CPU proof verifies and stats stop counting", async () => {
+    spy.undo();
+    gpu.restore();
+    for (const [G, original] of originals) assert(G.multiExpAffine === original, "a multiExpAffine is not snarkjs' own");
+    const before = JSON.stringify(gpu.stats());
+    const r = await prove(bn, "groth16", 5);
+    assert(r.verified === true, `verify returned ${r.verified}`);
+    assert(JSON.stringify(gpu.stats()) === before, `stats changed: ${before} → ${JSON.stringify(gpu.stats())}`);
+  });
+  return tally;
+}
