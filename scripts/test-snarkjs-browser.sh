@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# snarkjs test in headless Chromium (WebGPU on SwiftShader) through playwright-core: the checks of
+# scripts/test-snarkjs-node.sh in a page (tests/snarkjs/browser-test.html, snarkjs' browser
+# bundle and the package as ES modules), then the demo page www/snarkjs.html, whose CPU and GPU
+# proofs must all verify. Serves the repository root: the pages take snarkjs and the keys from
+# tests/snarkjs/, the package from tests/snarkjs/node_modules (built and installed here).
+# Usage: bash scripts/test-snarkjs-browser.sh [--stand-in] [curves, default bn128,bls12381]
+# --stand-in: the tests' CPU stand-in for the adapter, without building the package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+
+stand_in=
+if [ "${1:-}" = "--stand-in" ]; then
+    stand_in=1
+    shift
+fi
+curves="${1:-bn128,bls12381}"
+need_chromium
+if [ -n "$stand_in" ]; then
+    need_node
+    [ -d tests/snarkjs/node_modules/snarkjs ] || npm install --prefix tests/snarkjs --no-save --ignore-scripts --no-audit --no-fund
+else
+    prepare_snarkjs_tests
+fi
+node tests/snarkjs/setup.mjs
+
+serve_dir . tests/snarkjs/browser-test.html
+base="http://127.0.0.1:$port"
+checks="$base/tests/snarkjs/browser-test.html?curves=$curves"
+# The demo page: one PLONK proof of 2^8 on each path (BN254 G1 only: no other kernels to compile).
+demo="$base/www/snarkjs.html?protocol=plonk&circuit=chain_8&runs=2&check=1&autorun=1&pkg=../tests/snarkjs/node_modules/webgpu-msm/"
+if [ -n "$stand_in" ]; then
+    checks+="&standin=1"
+    demo+="&accelerator=../tests/snarkjs/cpu-stand-in.mjs"
+fi
+node tests/snarkjs/chromium.mjs "$checks" "$demo"
