@@ -107,14 +107,19 @@ serve_dir() {
 }
 
 # tests/snarkjs (the snarkjs tests, page and benchmark): its locked npm dependencies (snarkjs,
-# circom2, webgpu, playwright-core), installed without install scripts, then the freshly built
-# package from its tarball, or the tarball WEBGPU_MSM_TGZ names (a machine without Rust).
-prepare_snarkjs_tests() {
+# circom2, webgpu, playwright-core), installed without install scripts.
+install_snarkjs_deps() {
     need_node
     local stamp=tests/snarkjs/node_modules/.package-lock.json
     if [ ! -f "$stamp" ] || [ tests/snarkjs/package-lock.json -nt "$stamp" ]; then
         npm install --prefix tests/snarkjs --no-save --ignore-scripts --no-audit --no-fund
     fi
+}
+
+# The same, then the freshly built package from its tarball, or the tarball WEBGPU_MSM_TGZ names
+# (a machine without Rust).
+prepare_snarkjs_tests() {
+    install_snarkjs_deps
     if [ -n "${WEBGPU_MSM_TGZ:-}" ]; then
         npm install --prefix tests/snarkjs --no-save --ignore-scripts --no-audit --no-fund "$WEBGPU_MSM_TGZ" >/dev/null
     else

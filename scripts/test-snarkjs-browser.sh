@@ -19,8 +19,7 @@ fi
 curves="${1:-bn128,bls12381}"
 need_chromium
 if [ -n "$stand_in" ]; then
-    need_node
-    [ -d tests/snarkjs/node_modules/snarkjs ] || npm install --prefix tests/snarkjs --no-save --ignore-scripts --no-audit --no-fund
+    install_snarkjs_deps
 else
     prepare_snarkjs_tests
 fi

@@ -15,8 +15,7 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 icd=/usr/lib/chromium/vk_swiftshader_icd.json
 need_file "$icd" chromium libvulkan1
 if [ "${1:-}" = "--stand-in" ]; then
-    need_node
-    [ -d tests/snarkjs/node_modules/snarkjs ] || npm install --prefix tests/snarkjs --no-save --ignore-scripts --no-audit --no-fund
+    install_snarkjs_deps
 else
     prepare_snarkjs_tests
 fi
