@@ -34,7 +34,7 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, logs: &[u32], factors: &[u32]) {
         let id = |name: String| BenchmarkId::new(name, format!("2^{log}"));
         for &factor in factors {
             let started = Instant::now();
-            let options = PrepareOptions { precompute_factor: factor };
+            let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
             let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
             let seconds = started.elapsed().as_secs_f64();
             assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "factor {factor}");

@@ -131,7 +131,7 @@ fn main() {
     let steps: usize =
         value("--constraints").map_or(1 << 14, |v| v.parse().expect("--constraints takes an integer")) - 1;
     let precompute_factor = value("--precompute").map_or(1, |v| v.parse().expect("--precompute takes an integer"));
-    let options = PrepareOptions { precompute_factor };
+    let options = PrepareOptions { precompute_factor, ..PrepareOptions::default() };
     match curve.as_str() {
         #[cfg(feature = "bn254")]
         "bn254" => run::<ark_bn254::Bn254>(steps, options),

@@ -302,7 +302,7 @@ fn print_prepared<G: GpuCurve>(
     profile: bool,
 ) -> bool {
     let started = Instant::now();
-    let options = PrepareOptions { precompute_factor: factor };
+    let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
     let bases = match pollster::block_on(ctx.prepare_with(points, options)) {
         Ok(bases) => bases,
         Err(e) => {

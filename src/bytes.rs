@@ -8,6 +8,12 @@
 //!   integer (not reduced modulo the group order);
 //! - the result: one point in the points encoding.
 //!
+//! Points may instead hold each coordinate in Montgomery form ([`PointForm::Montgomery`]: the
+//! integer a·R mod p, R = 2^(64·⌈log2 p / 64⌉), as arkworks and snarkjs' ffjavascript store
+//! field elements, so snarkjs' proving keys upload as they are); the GPU's conversion then
+//! multiplies by another constant and checks the same things, and the result comes back in the
+//! same form. The identity is all zeros in both forms on short Weierstrass curves.
+//!
 //! The host checks only the buffers' lengths (`BadLength`, then `LengthMismatch`) and uploads
 //! the bytes as they are. The GPU's first step checks every point, coordinates below the base
 //! field modulus and then the curve equation, and the call fails with `CoordinateOutOfRange` or
@@ -17,11 +23,44 @@
 use ark_ec::CurveGroup;
 
 use crate::curve::registry::{with_curve, with_prepared};
-use crate::curve::{CurveId, GpuCurve, SCALAR_WORDS};
+use crate::curve::{convert_point_form, CurveId, GpuCurve, SCALAR_WORDS};
 use crate::upload::{Points, Scalars};
 use crate::{MsmContext, MsmError, PrepareOptions, PreparedBases};
 
 pub use crate::curve::registry::PreparedBytes;
+
+/// How a points buffer writes each coordinate's components: little-endian integers of the
+/// element a itself or of its Montgomery form a·R mod p (see the module). Results come back
+/// in the form of the points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PointForm {
+    /// a, below p (the default).
+    #[default]
+    Canonical,
+    /// a·R mod p, below p, with R = 2^256 on 256-bit fields and 2^384 on 384-bit ones.
+    Montgomery,
+}
+
+impl PointForm {
+    /// One encoded point of curve `G` in canonical form, or `None` if a component is not below
+    /// the modulus.
+    pub(crate) fn to_canonical<G: GpuCurve>(self, point: &[u8]) -> Option<Vec<u8>> {
+        match self {
+            PointForm::Canonical => Some(point.to_vec()),
+            PointForm::Montgomery => convert_point_form::<G::BaseField>(point, false),
+        }
+    }
+
+    /// A point of `G` encoded in this form.
+    pub(crate) fn encode<G: GpuCurve>(self, point: &G::Group) -> Vec<u8> {
+        let canonical = encode_point::<G>(point);
+        match self {
+            PointForm::Canonical => canonical,
+            PointForm::Montgomery => convert_point_form::<G::BaseField>(&canonical, true)
+                .expect("an encoded point's coordinates are below the modulus"),
+        }
+    }
+}
 
 /// Bytes per scalar.
 pub const SCALAR_BYTES: usize = 4 * SCALAR_WORDS;
@@ -75,13 +114,29 @@ impl MsmContext {
     /// Σ kᵢ·Pᵢ over byte buffers in the encodings of this module; the result in the points
     /// encoding. Lengths are checked before any GPU work, points by the GPU (see the module).
     pub async fn msm_bytes(&self, curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        with_curve!(curve, G => self.msm_bytes_on::<G>(points, scalars).await)
+        self.msm_bytes_with(curve, points, scalars, PointForm::Canonical).await
     }
 
-    async fn msm_bytes_on<G: GpuCurve>(&self, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
+    /// [`MsmContext::msm_bytes`] of points written in `form`, the result in the same form.
+    pub async fn msm_bytes_with(
+        &self,
+        curve: CurveId,
+        points: &[u8],
+        scalars: &[u8],
+        form: PointForm,
+    ) -> Result<Vec<u8>, MsmError> {
+        with_curve!(curve, G => self.msm_bytes_on::<G>(points, scalars, form).await)
+    }
+
+    async fn msm_bytes_on<G: GpuCurve>(
+        &self,
+        points: &[u8],
+        scalars: &[u8],
+        form: PointForm,
+    ) -> Result<Vec<u8>, MsmError> {
         check_lengths::<G>(points, scalars)?;
-        let result = self.msm_inputs::<G>(Points::Bytes(points), Scalars::Bytes(scalars)).await?;
-        Ok(encode_point::<G>(&result))
+        let result = self.msm_inputs::<G>(Points::Bytes(points, form), Scalars::Bytes(scalars)).await?;
+        Ok(form.encode::<G>(&result))
     }
 
     /// One MSM per scalars buffer over the same points buffer, run together as in
@@ -100,7 +155,7 @@ impl MsmContext {
     async fn msm_bytes_batch_on<G: GpuCurve>(&self, points: &[u8], sets: &[&[u8]]) -> Result<Vec<Vec<u8>>, MsmError> {
         points_len::<G>(points)?;
         let sets = scalar_sets::<G>(sets)?;
-        let results = self.msm_batch_inputs::<G>(Points::Bytes(points), &sets).await?;
+        let results = self.msm_batch_inputs::<G>(Points::Bytes(points, PointForm::Canonical), &sets).await?;
         Ok(results.iter().map(encode_point::<G>).collect())
     }
 }
@@ -119,6 +174,11 @@ impl PreparedBytes {
     /// Whether there are no points.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Bytes of GPU memory the points hold ([`PreparedBases::gpu_bytes`]).
+    pub fn gpu_bytes(&self) -> u64 {
+        with_prepared!(self, b => b.gpu_bytes())
     }
 }
 
@@ -145,10 +205,12 @@ impl MsmContext {
         options: PrepareOptions,
     ) -> Result<PreparedBases<G>, MsmError> {
         points_len::<G>(points)?;
-        self.prepare_points(Points::Bytes(points), options).await
+        self.prepare_points(Points::Bytes(points, options.point_form), options).await
     }
 
-    /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer; the result in the points encoding.
+    /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer, in the bases' point form (their
+    /// [`PrepareOptions::point_form`]). Fewer scalars than points take the first points, as
+    /// [`MsmContext::msm_prepared`] does.
     pub async fn msm_prepared_bytes(&self, bases: &PreparedBytes, scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
         scalars_len(scalars)?;
         with_prepared!(bases, b => self.msm_prepared_bytes_on(b, scalars).await)
@@ -160,7 +222,7 @@ impl MsmContext {
         scalars: &[u8],
     ) -> Result<Vec<u8>, MsmError> {
         let result = self.msm_prepared_scalars(bases, Scalars::Bytes(scalars)).await?;
-        Ok(encode_point::<G>(&result))
+        Ok(bases.point_form().encode::<G>(&result))
     }
 
     /// One MSM per scalars buffer over prepared bases, run together as in
@@ -181,6 +243,6 @@ impl MsmContext {
     ) -> Result<Vec<Vec<u8>>, MsmError> {
         let sets = scalar_sets::<G>(sets)?;
         let results = self.msm_prepared_batch_scalars(bases, &sets).await?;
-        Ok(results.iter().map(encode_point::<G>).collect())
+        Ok(results.iter().map(|result| bases.point_form().encode::<G>(result)).collect())
     }
 }

@@ -76,6 +76,15 @@ pub enum MsmError {
         /// The largest factor taken.
         max: u32,
     },
+    /// An MSM over fewer scalars than prepared bases (a prefix) whose bases store multiples
+    /// (`PrepareOptions::precompute_factor` above 1): those take exactly their length.
+    #[error("bases prepared with a precompute factor take all {points} scalars, not a prefix of {scalars}")]
+    PrefixOfFoldedBases {
+        /// Number of prepared bases.
+        points: usize,
+        /// Number of scalars given.
+        scalars: usize,
+    },
     /// Prepared bases were used with a context other than the one that prepared them.
     #[error("these prepared bases belong to another MsmContext")]
     ForeignBases,

@@ -42,6 +42,7 @@
     allow(clippy::arc_with_non_send_sync, reason = "WebGPU objects are bound to one thread on wasm32")
 )]
 
+pub mod base_cache;
 pub mod bytes;
 pub mod calibrate;
 mod clock;
@@ -70,6 +71,8 @@ mod upload;
 pub mod wasm;
 pub mod wgsl;
 
+pub use base_cache::{BaseCache, CacheStats};
+pub use bytes::PointForm;
 pub use calibrate::Calibration;
 pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use ark_ff::Zero;
 
+use crate::bytes::PointForm;
 use crate::clock::now_seconds;
 use crate::combine::{combine_windows, times};
 use crate::context::MAX_PASSES;
@@ -37,6 +38,8 @@ pub struct PreparedBases<G: GpuCurve> {
     without_image: Vec<(usize, G)>,
     /// What the bases' points are stored for ([`MsmContext::bases_runner`]).
     kernels: Kernels,
+    /// The form the bytes API's results over them take.
+    point_form: PointForm,
     curve: PhantomData<G>,
 }
 
@@ -58,6 +61,19 @@ impl<G: GpuCurve> PreparedBases<G> {
     /// here).
     pub fn kernels(&self) -> Kernels {
         self.kernels
+    }
+
+    /// Bytes of GPU memory the bases hold: their stored points (with any multiples), flags and
+    /// faults, and the points as uploaded where they are kept (see
+    /// [`crate::curve::EdwardsMap`]). Calls over them use workspaces besides
+    /// ([`MsmContext::gpu_memory_bytes`]).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.passes.iter().map(PreparedPass::gpu_bytes).sum()
+    }
+
+    /// The point form of the bytes they were prepared from, which results over them take.
+    pub(crate) fn point_form(&self) -> PointForm {
+        self.point_form
     }
 
     /// `ForeignBases` unless these bases were prepared on `ctx`.
@@ -100,11 +116,14 @@ pub struct PrepareOptions {
     /// plain call's chunk length for them ([`crate::plan::Plan::for_form`]), not yet measured
     /// on a GPU: measure before choosing F > 1.
     pub precompute_factor: u32,
+    /// How the bytes API's points are written ([`crate::bytes::PointForm`]); MSMs over the
+    /// bases return their results in it. Typed points ignore it.
+    pub point_form: PointForm,
 }
 
 impl Default for PrepareOptions {
     fn default() -> Self {
-        PrepareOptions { precompute_factor: 1 }
+        PrepareOptions { precompute_factor: 1, point_form: PointForm::Canonical }
     }
 }
 
@@ -170,7 +189,16 @@ impl MsmContext {
             passes.push(pass);
         }
         let kernels = runner.kernels();
-        Ok(PreparedBases { context_id: self.id, len: n, pass_len, passes, without_image, kernels, curve: PhantomData })
+        Ok(PreparedBases {
+            context_id: self.id,
+            len: n,
+            pass_len,
+            passes,
+            without_image,
+            kernels,
+            point_form: options.point_form,
+            curve: PhantomData,
+        })
     }
 
     /// Uploads one pass of points and submits `convert_points` (and with a `folded` plan
@@ -329,8 +357,10 @@ impl MsmContext {
     }
 
     /// Σ scalars\[i\]·bases\[i\] with bases prepared on this context: no point upload or
-    /// conversion. Errors: `LengthMismatch`, `ForeignBases` (prepared on another context),
-    /// GPU errors.
+    /// conversion. Fewer scalars than bases take the first bases (an MSM over a prefix of an
+    /// SRS, as PLONK's commitments are). Errors: `LengthMismatch` (more scalars than bases),
+    /// `PrefixOfFoldedBases` (fewer, on bases with a precompute factor), `ForeignBases`
+    /// (prepared on another context), GPU errors.
     pub async fn msm_prepared<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
@@ -340,8 +370,10 @@ impl MsmContext {
     }
 
     /// One MSM per scalar set over bases prepared on this context, the sets together as in
-    /// [`MsmContext::msm_batch`]: one result per set, an empty one for no sets. Errors:
-    /// `SetLengthMismatch` (before any GPU work), `ForeignBases`, GPU errors.
+    /// [`MsmContext::msm_batch`]: one result per set, an empty one for no sets. The sets hold
+    /// equally many scalars, at most as many as there are bases (fewer take the first bases,
+    /// as in [`MsmContext::msm_prepared`]). Errors: `SetLengthMismatch` (before any GPU work),
+    /// `PrefixOfFoldedBases`, `ForeignBases`, GPU errors.
     pub async fn msm_prepared_batch<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
@@ -370,7 +402,7 @@ impl MsmContext {
         };
         let upload = Scalars::<G>::Arkworks(scalars);
         let runner = self.bases_runner::<G>().await?;
-        let plan = pass_plan(pass, &upload).for_form(runner.kernels().form);
+        let plan = pass_plan(pass, pass.n as usize, &upload).for_form(runner.kernels().form);
         let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &upload, true).await?;
         let started = now_seconds();
         let sum =
@@ -386,21 +418,30 @@ impl MsmContext {
         bases: &PreparedBases<G>,
         scalars: Scalars<'_, G>,
     ) -> Result<G::Group, MsmError> {
-        if scalars.len() != bases.len {
+        if scalars.len() > bases.len {
             return Err(MsmError::LengthMismatch { points: bases.len, scalars: scalars.len() });
         }
         let mut results = self.msm_prepared_batch_scalars(bases, &[scalars]).await?;
         Ok(results.pop().expect("one result per set"))
     }
 
-    /// [`MsmContext::msm_prepared_batch`] of scalar sets in either upload form.
+    /// [`MsmContext::msm_prepared_batch`] of scalar sets in either upload form, over the first
+    /// as many bases as the sets hold scalars.
     pub(crate) async fn msm_prepared_batch_scalars<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
         sets: &[Scalars<'_, G>],
     ) -> Result<Vec<G::Group>, MsmError> {
-        check_set_lengths(bases.len, sets.iter().map(Scalars::len))?;
+        let prefix = sets.first().map_or(0, Scalars::len);
+        let too_long = sets.iter().position(|set| set.len() > bases.len);
+        match too_long {
+            Some(set) => return Err(MsmError::SetLengthMismatch { set, points: bases.len, scalars: sets[set].len() }),
+            None => check_set_lengths(prefix, sets.iter().map(Scalars::len))?,
+        }
         bases.check_owner(self)?;
+        if prefix < bases.len && !sets.is_empty() && bases.passes.iter().any(|pass| pass.folded.is_some()) {
+            return Err(MsmError::PrefixOfFoldedBases { points: bases.len, scalars: prefix });
+        }
         self.gpu().check_alive()?;
         let mut totals = vec![G::Group::zero(); sets.len()];
         let Some(first) = sets.first() else {
@@ -408,8 +449,12 @@ impl MsmContext {
         };
         let runner = self.bases_runner::<G>().await?;
         for (k, pass) in bases.passes.iter().enumerate() {
-            let range = k * bases.pass_len..k * bases.pass_len + pass.n as usize;
-            let plan = pass_plan(pass, first);
+            let start = k * bases.pass_len;
+            if start >= prefix {
+                break;
+            }
+            let range = start..(start + pass.n as usize).min(prefix);
+            let plan = pass_plan(pass, range.len(), first);
             let pass_sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| set.pass(range.clone())).collect();
             let left_out = |set: &Scalars<'_, G>, result: &PassResult<G::Group>| {
                 Ok(bases.left_out_sum(range.clone(), set, result))
@@ -420,8 +465,10 @@ impl MsmContext {
     }
 }
 
-/// The plan of a call over one pass of bases with scalars of `scalars`' form: the folded plan
-/// `prepare` chose for its multiples, or a plain one.
-fn pass_plan<G: GpuCurve>(pass: &PreparedPass, scalars: &Scalars<'_, G>) -> Plan {
-    pass.folded.unwrap_or_else(|| Plan::choose(pass.n, scalars.bits())).with_inputs(scalars.plan_inputs())
+/// The plan of a call over the first `n` points of one pass of bases with scalars of
+/// `scalars`' form: the folded plan `prepare` chose for its multiples (which takes every point
+/// of the pass), or a plain one. A plain plan over fewer points than the pass holds reads only
+/// the first `n` stored points and flags.
+fn pass_plan<G: GpuCurve>(pass: &PreparedPass, n: usize, scalars: &Scalars<'_, G>) -> Plan {
+    pass.folded.unwrap_or_else(|| Plan::choose(n as u32, scalars.bits())).with_inputs(scalars.plan_inputs())
 }

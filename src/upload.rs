@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use ark_ff::{BigInteger, PrimeField};
 
+use crate::bytes::PointForm;
 use crate::curve::{write_limbs, CurveSpec, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
 use crate::MsmError;
@@ -95,9 +96,9 @@ pub(crate) fn raw_buffer_bytes(spec: &CurveSpec, n: usize) -> [u64; 2] {
 pub(crate) enum Points<'a, G> {
     /// The Rust API's points, uploaded as arkworks' Montgomery-form limbs.
     Arkworks(&'a [G]),
-    /// The bytes API's x‖y per point, canonical little-endian integers (see [`crate::bytes`]),
+    /// The bytes API's x‖y per point, little-endian integers in `form` (see [`crate::bytes`]),
     /// uploaded as they are; a whole number of points.
-    Bytes(&'a [u8]),
+    Bytes(&'a [u8], PointForm),
 }
 
 impl<'a, G: GpuCurve> Points<'a, G> {
@@ -110,7 +111,7 @@ impl<'a, G: GpuCurve> Points<'a, G> {
     pub(crate) fn len(&self) -> usize {
         match self {
             Points::Arkworks(points) => points.len(),
-            Points::Bytes(bytes) => bytes.len() / Self::point_bytes(),
+            Points::Bytes(bytes, _) => bytes.len() / Self::point_bytes(),
         }
     }
 
@@ -118,8 +119,8 @@ impl<'a, G: GpuCurve> Points<'a, G> {
     pub(crate) fn pass(&self, range: Range<usize>) -> Self {
         match *self {
             Points::Arkworks(points) => Points::Arkworks(&points[range]),
-            Points::Bytes(bytes) => {
-                Points::Bytes(&bytes[range.start * Self::point_bytes()..range.end * Self::point_bytes()])
+            Points::Bytes(bytes, form) => {
+                Points::Bytes(&bytes[range.start * Self::point_bytes()..range.end * Self::point_bytes()], form)
             }
         }
     }
@@ -134,8 +135,8 @@ impl<'a, G: GpuCurve> Points<'a, G> {
     /// Their [`Plan::inputs`] bit.
     pub(crate) fn plan_inputs(&self) -> u32 {
         match self {
-            Points::Arkworks(_) => Plan::POINTS_MONTGOMERY,
-            Points::Bytes(_) => 0,
+            Points::Arkworks(_) | Points::Bytes(_, PointForm::Montgomery) => Plan::POINTS_MONTGOMERY,
+            Points::Bytes(_, PointForm::Canonical) => 0,
         }
     }
 
@@ -144,9 +145,10 @@ impl<'a, G: GpuCurve> Points<'a, G> {
     pub(crate) fn get(&self, i: usize) -> Option<G> {
         match self {
             Points::Arkworks(points) => points.get(i).copied(),
-            Points::Bytes(bytes) => {
+            Points::Bytes(bytes, form) => {
                 let point = bytes.get(i * Self::point_bytes()..(i + 1) * Self::point_bytes())?;
-                let (x, y) = point.split_at(Self::point_bytes() / 2);
+                let canonical = form.to_canonical::<G>(point)?;
+                let (x, y) = canonical.split_at(Self::point_bytes() / 2);
                 G::from_xy_bytes(x, y).ok()
             }
         }
@@ -161,7 +163,7 @@ impl<G: GpuCurve> Upload for Points<'_, G> {
     fn write(&self, out: wgpu::WriteOnly<'_, [u8]>) {
         match self {
             Points::Arkworks(points) => G::write_montgomery(points, out),
-            Points::Bytes(bytes) => bytes.write(out),
+            Points::Bytes(bytes, _) => bytes.write(out),
         }
     }
 
@@ -173,7 +175,7 @@ impl<G: GpuCurve> Upload for Points<'_, G> {
     fn as_bytes(&self) -> Option<&[u8]> {
         match self {
             Points::Arkworks(_) => None,
-            Points::Bytes(bytes) => Some(bytes),
+            Points::Bytes(bytes, _) => Some(bytes),
         }
     }
 }
@@ -428,7 +430,10 @@ mod tests {
         let sets = ScalarSets(vec![Scalars::<G1Affine>::Arkworks(&scalars), Scalars::Bytes(&scalar_bytes)]);
         for parts in [1, 2, 3, 8, 37, 100] {
             assert_eq!(written(&Points::Arkworks(&points), Some(parts)), point_bytes);
-            assert_eq!(written(&Points::<G1Affine>::Bytes(&point_bytes), Some(parts)), point_bytes);
+            assert_eq!(
+                written(&Points::<G1Affine>::Bytes(&point_bytes, PointForm::Montgomery), Some(parts)),
+                point_bytes
+            );
             assert_eq!(written(&Scalars::<G1Affine>::Arkworks(&scalars), Some(parts)), scalar_bytes);
             assert_eq!(written(&sets, Some(parts)), written(&sets, None));
             assert_eq!(written(&&point_bytes[..], Some(parts)), point_bytes);

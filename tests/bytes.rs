@@ -4,11 +4,12 @@
 //! arkworks result. (BLS12-377's points of order 2: tests/msm.rs.)
 
 use ark_ec::VariableBaseMSM;
-use ark_ff::{PrimeField, UniformRand};
+use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
-use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
+use num_bigint::BigUint;
+use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, PointForm, SCALAR_BYTES};
 use webgpu_msm::testing::{shared_context, shared_narrow_context};
-use webgpu_msm::{CurveId, CurveModel, GpuCurve, MsmError};
+use webgpu_msm::{CurveId, CurveModel, GpuCurve, MsmError, PrepareOptions};
 
 fn random_bytes<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -139,6 +140,57 @@ fn points_past_the_first_raw_buffer<G: GpuCurve>() {
     assert_eq!(pollster::block_on(ctx.prepare_bytes(curve, &points)).err(), not_on_curve, "{curve}, prepared");
 }
 
+/// Canonical point bytes in Montgomery form, computed here with integers (a·R mod p, R = 2^(8·
+/// the component's bytes)), independently of the crate's conversion.
+fn to_montgomery<G: GpuCurve>(points: &[u8]) -> Vec<u8> {
+    type Prime<G> = <<G as ark_ec::AffineRepr>::BaseField as Field>::BasePrimeField;
+    let modulus = BigUint::from_bytes_le(&Prime::<G>::MODULUS.to_bytes_le());
+    let component = point_bytes::<G>() / 2 / <G as ark_ec::AffineRepr>::BaseField::extension_degree() as usize;
+    let r = BigUint::from(1u8) << (8 * component);
+    let mut out = Vec::with_capacity(points.len());
+    for chunk in points.chunks(component) {
+        let mut bytes = (BigUint::from_bytes_le(chunk) * &r % &modulus).to_bytes_le();
+        bytes.resize(component, 0);
+        out.extend(bytes);
+    }
+    out
+}
+
+/// Points in Montgomery form (snarkjs' proving keys): the arkworks result, in Montgomery form,
+/// from `msm_bytes_with` and from prepared bases (whole and a prefix), in both field forms; a
+/// coordinate not below p and a point off the curve get the same named errors as canonical ones.
+fn montgomery_form_matches_arkworks<G: GpuCurve>() {
+    let (mut points, scalars) = random_bytes::<G>(6, 21);
+    let size = point_bytes::<G>();
+    if !matches!(G::spec().model, CurveModel::TwistedEdwardsAMinus1 { .. }) {
+        points[2 * size..3 * size].fill(0); // the identity: zeros in both forms
+    }
+    let montgomery = to_montgomery::<G>(&points);
+    let expected = to_montgomery::<G>(&reference::<G>(&points, &scalars));
+    let expected_prefix = to_montgomery::<G>(&reference::<G>(&points[..4 * size], &scalars[..4 * 32]));
+    let mut out_of_range = montgomery.clone();
+    type Prime<G> = <<G as ark_ec::AffineRepr>::BaseField as Field>::BasePrimeField;
+    let modulus = Prime::<G>::MODULUS.to_bytes_le();
+    out_of_range[size..size + modulus.len()].copy_from_slice(&modulus); // x = p exactly
+    let mut off_curve = montgomery.clone();
+    off_curve[3 * size] ^= 1;
+    let form = PointForm::Montgomery;
+    let options = PrepareOptions { point_form: form, ..PrepareOptions::default() };
+    for ctx in [shared_context(), shared_narrow_context()].into_iter().flatten() {
+        let msm = |p: &[u8]| pollster::block_on(ctx.msm_bytes_with(G::ID, p, &scalars, form));
+        assert_eq!(msm(&montgomery), Ok(expected.clone()));
+        assert_eq!(msm(&out_of_range), Err(MsmError::CoordinateOutOfRange { index: 1 }));
+        assert_eq!(msm(&off_curve), Err(MsmError::NotOnCurve { index: 3 }));
+        let bases = pollster::block_on(ctx.prepare_bytes_with(G::ID, &montgomery, options)).expect("prepare");
+        assert_eq!(pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars)), Ok(expected.clone()));
+        let prefix = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars[..4 * 32]));
+        assert_eq!(prefix, Ok(expected_prefix.clone()), "a prefix of 4 points");
+        assert!(bases.gpu_bytes() >= 6 * size as u64, "{} GPU bytes for 6 points", bases.gpu_bytes());
+        let prepare_err = pollster::block_on(ctx.prepare_bytes_with(G::ID, &off_curve, options)).err();
+        assert_eq!(prepare_err, Some(MsmError::NotOnCurve { index: 3 }));
+    }
+}
+
 macro_rules! curve_tests {
     ($module:ident, $affine:ty) => {
         mod $module {
@@ -158,6 +210,11 @@ macro_rules! curve_tests {
             #[test]
             fn bytes_on_gpu_match_arkworks() {
                 gpu_bytes_match_arkworks::<G>();
+            }
+
+            #[test]
+            fn montgomery_form_matches_arkworks() {
+                super::montgomery_form_matches_arkworks::<G>();
             }
 
             #[test]

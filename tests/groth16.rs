@@ -51,7 +51,7 @@ where
     let arkworks = Groth16::<E>::create_proof_with_reduction(circuit.clone(), key.proving_key(), r, s).expect("proof");
     assert_eq!(proof, arkworks, "{name}: the GPU prover's proof is arkworks' with the same r and s");
     // The same proof from the key's queries prepared with stored multiples.
-    let options = PrepareOptions { precompute_factor: 4 };
+    let options = PrepareOptions { precompute_factor: 4, ..PrepareOptions::default() };
     let folded = pollster::block_on(GpuProvingKey::with_options(ctx, key.proving_key().clone(), options))
         .expect("prepare with a precompute factor");
     let again = pollster::block_on(folded.prove_with(ctx, circuit.clone(), r, s)).expect("GPU proof");

@@ -257,8 +257,10 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
         // With stored multiples 2^(j·c·W)·P: a multiple with no image would leave its point to
         // the host (none does in these cases: doubling (−1, 0)'s Edwards image (0, −1) is not
         // exceptional), and sums of multiples can be exceptional like sums of points.
-        let folded = pollster::block_on(ctx.prepare_with(points, PrepareOptions { precompute_factor: 3 }))
-            .unwrap_or_else(|e| panic!("{what}: prepare with multiples: {e}"));
+        let folded = pollster::block_on(
+            ctx.prepare_with(points, PrepareOptions { precompute_factor: 3, ..PrepareOptions::default() }),
+        )
+        .unwrap_or_else(|e| panic!("{what}: prepare with multiples: {e}"));
         let sets: [&[Fr]; 2] = [&other, scalars];
         let batches = [
             pollster::block_on(ctx.msm_batch(points, &sets)),
@@ -373,9 +375,18 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     let expected = G::Group::msm(&points, &scalars).expect("same lengths");
     assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "after an ordinary call");
 
+    // Fewer scalars take the first bases (PLONK's commitments over an SRS prefix); more fail.
     let short = random_scalars::<G>(n - 1, &mut rng);
-    let mismatch = MsmError::LengthMismatch { points: n, scalars: n - 1 };
-    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short)), Err(mismatch));
+    let expected_short = G::Group::msm(&points[..n - 1], &short).expect("same lengths");
+    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short)), Ok(expected_short), "prefix");
+    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short[..0])), Ok(G::Group::zero()), "empty prefix");
+    let long = random_scalars::<G>(n + 1, &mut rng);
+    let mismatch = MsmError::LengthMismatch { points: n, scalars: n + 1 };
+    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &long)), Err(mismatch));
+    let folded = PrepareOptions { precompute_factor: 2, ..PrepareOptions::default() };
+    let folded = pollster::block_on(ctx.prepare_with(&points, folded)).expect("prepare with multiples");
+    let prefix_error = MsmError::PrefixOfFoldedBases { points: n, scalars: n - 1 };
+    assert_eq!(pollster::block_on(ctx.msm_prepared(&folded, &short)), Err(prefix_error));
 
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(256);
     assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Err(MsmError::ForeignBases));
@@ -383,6 +394,12 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     assert_eq!(profiled.err(), Some(MsmError::ForeignBases), "profiled");
     let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
     assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
+    // Prefixes that end inside the first pass, on a pass boundary and inside the second.
+    for len in [100, 256, 300] {
+        let expected = G::Group::msm(&points[..len], &scalars[..len]).expect("same lengths");
+        let got = pollster::block_on(split.msm_prepared(&split_bases, &scalars[..len]));
+        assert_eq!(got, Ok(expected), "prefix of {len} over passes of 256");
+    }
 }
 
 /// Prepared bases with a precompute factor (multiples stored on the GPU, windows folded):
@@ -402,7 +419,7 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     let (expected, expected_other) = (msm(&scalars), msm(&other));
     let max = webgpu_msm::MAX_PRECOMPUTE_FACTOR;
     for factor in [2, 3, 4, 5, max] {
-        let options = PrepareOptions { precompute_factor: factor };
+        let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
         let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
         let what = format!("{} factor {factor}", G::spec().name);
         assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "{what}");
@@ -417,20 +434,26 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     }
     if let Some(narrow) = narrow_context().filter(|_| tests_every_form::<G>()) {
         for factor in [3, max] {
-            let bases = pollster::block_on(narrow.prepare_with(&points, PrepareOptions { precompute_factor: factor }));
+            let bases = pollster::block_on(
+                narrow.prepare_with(&points, PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() }),
+            );
             let got = pollster::block_on(narrow.msm_prepared(&bases.expect("prepare"), &scalars));
             assert_eq!(got, Ok(expected), "13-bit limbs, factor {factor}");
         }
     }
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
-    let bases = pollster::block_on(split.prepare_with(&points, PrepareOptions { precompute_factor: 4 }));
+    let bases = pollster::block_on(
+        split.prepare_with(&points, PrepareOptions { precompute_factor: 4, ..PrepareOptions::default() }),
+    );
     let bases = bases.expect("prepare");
     assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Ok(expected), "passes");
     // Profiles take bases of one pass: InputTooLarge names the pass size.
     let profiled = pollster::block_on(split.msm_prepared_profiled(&bases, &scalars));
     assert!(matches!(profiled.err(), Some(MsmError::InputTooLarge { n: 300, .. })));
     for factor in [0, max + 1] {
-        let bad = pollster::block_on(ctx.prepare_with(&points, PrepareOptions { precompute_factor: factor }));
+        let bad = pollster::block_on(
+            ctx.prepare_with(&points, PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() }),
+        );
         assert_eq!(bad.err(), Some(MsmError::InvalidPrecomputeFactor { factor, max }));
     }
 }
@@ -451,7 +474,7 @@ fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let points = random_points::<G>(n, &mut rng);
     let random = random_scalars::<G>(n, &mut rng);
     let equal = vec![random[0]; n];
-    let options = PrepareOptions { precompute_factor: factor };
+    let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
     let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
     for (what, scalars) in [("random scalars", &random), ("all scalars equal", &equal)] {
         let expected = G::Group::msm(&points, scalars).expect("same lengths");

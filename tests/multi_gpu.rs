@@ -81,7 +81,9 @@ fn devices_split_msms_and_batches_and_survive_a_lost_device() {
         Err(MsmError::SetLengthMismatch { set: 1, points: 3000, scalars: 2999 })
     );
     // With stored multiples on every device.
-    let folded = pollster::block_on(multi.prepare_with(&points, PrepareOptions { precompute_factor: 4 }));
+    let folded = pollster::block_on(
+        multi.prepare_with(&points, PrepareOptions { precompute_factor: 4, ..PrepareOptions::default() }),
+    );
     let got = pollster::block_on(multi.msm_prepared_batch(&folded.expect("prepare with multiples"), &refs));
     assert_eq!(got, Ok(expected_sets(&points, &sets)), "precompute factor 4");
 

@@ -374,6 +374,40 @@ pub(crate) fn xy_from_le<F: Field>(x: &[u8], y: &[u8]) -> Result<(F, F), PointEr
     }
 }
 
+/// An encoded point's bytes (x‖y, each coordinate's base prime field components of equal
+/// size one after another) with every component taken from canonical form into Montgomery form
+/// (`to_montgomery`) or back, or `None` if a component is not below the modulus. The bytes
+/// API's point forms ([`crate::bytes::PointForm`]); only a result or a point the host must add
+/// goes through it, never a whole input.
+pub(crate) fn convert_point_form<F: Field<BasePrimeField: MontgomeryLimbs>>(
+    bytes: &[u8],
+    to_montgomery: bool,
+) -> Option<Vec<u8>> {
+    let component_bytes = bytes.len() / (2 * F::extension_degree() as usize);
+    let mut out = Vec::with_capacity(bytes.len());
+    for component in bytes.chunks(component_bytes) {
+        let converted = if to_montgomery {
+            let value = field_from_le::<F::BasePrimeField>(component)?;
+            value.montgomery_limbs().iter().flat_map(|limb| limb.to_le_bytes()).collect()
+        } else {
+            let limbs: Vec<u64> = component
+                .chunks(8)
+                .map(|chunk| {
+                    let mut le = [0u8; 8];
+                    le[..chunk.len()].copy_from_slice(chunk);
+                    u64::from_le_bytes(le)
+                })
+                .collect();
+            F::BasePrimeField::from_montgomery_limbs(&limbs)?.into_bigint().to_bytes_le()
+        };
+        // Both forms are below the modulus, so limbs past the component's bytes are zero.
+        let start = out.len();
+        out.extend_from_slice(&converted[..converted.len().min(component_bytes)]);
+        out.resize(start + component_bytes, 0);
+    }
+    Some(out)
+}
+
 /// Appends the canonical little-endian `u32` words of a coordinate (`words` in all; an Fp2
 /// one as c0 then c1, each half of them).
 pub(crate) fn push_field_words<F: Field>(value: &F, words: usize, out: &mut Vec<u32>) {

@@ -33,6 +33,12 @@ pub(crate) struct RawPoints {
 }
 
 impl PreparedPass {
+    /// Bytes of GPU memory its buffers hold.
+    pub(crate) fn gpu_bytes(&self) -> u64 {
+        let raw = self.raw.as_ref().map_or(0, |raw| raw.buffers.iter().map(wgpu::Buffer::size).sum());
+        self.points.iter().map(wgpu::Buffer::size).sum::<u64>() + self.identity.size() + self.faults.size() + raw
+    }
+
     /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
     pub(crate) fn buffer(&self, buffer: Buffer) -> Option<&wgpu::Buffer> {
         match buffer {
