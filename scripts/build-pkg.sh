@@ -24,8 +24,9 @@ need_wasm_pack
 wasm-pack build --target web --release --mode no-install --no-opt \
     --out-dir pkg --out-name webgpu_msm -- "${features[@]}"
 
-# wasm-pack writes package.json from Cargo.toml; complete it for npm, and ship the licenses.
-cp LICENSE-MIT LICENSE-APACHE pkg/
+# wasm-pack writes package.json from Cargo.toml; complete it for npm, and ship the licenses and
+# the snarkjs accelerator (a subpath export, webgpu-msm/snarkjs).
+cp LICENSE-MIT LICENSE-APACHE js/snarkjs.js js/snarkjs.d.ts pkg/
 node - <<'JS'
 const fs = require("fs");
 const file = "pkg/package.json";
@@ -41,8 +42,9 @@ p.keywords = ["webgpu", "msm", "multi-scalar-multiplication", "elliptic-curve", 
 p.sideEffects = false;
 p.types = "webgpu_msm.d.ts";
 p.files = ["webgpu_msm_bg.wasm", "webgpu_msm_bg.wasm.d.ts", "webgpu_msm.js", "webgpu_msm.d.ts",
-  "README.md", "LICENSE-MIT", "LICENSE-APACHE"];
+  "snarkjs.js", "snarkjs.d.ts", "README.md", "LICENSE-MIT", "LICENSE-APACHE"];
 p.exports = { ".": { types: "./webgpu_msm.d.ts", default: "./webgpu_msm.js" },
+  "./snarkjs": { types: "./snarkjs.d.ts", default: "./snarkjs.js" },
   "./webgpu_msm.js": "./webgpu_msm.js", "./webgpu_msm_bg.wasm": "./webgpu_msm_bg.wasm",
   "./package.json": "./package.json" };
 if (fs.existsSync("pkg/snippets")) {

@@ -1,0 +1,253 @@
+// webgpu-msm/snarkjs: snarkjs' own provers with every large MSM on the GPU.
+//
+// snarkjs (0.7.x) computes each MSM of a Groth16, PLONK or fflonk proof by calling
+// `curve.G1.multiExpAffine(bases, scalars, logger, name)` or `curve.G2.multiExpAffine(…)` on the
+// curve engine ffjavascript caches on globalThis, the object `snarkjs.curves.getCurveFromName`
+// returns. `accelerateSnarkjs` replaces those two functions on the bn128 and bls12381 engines:
+// the bases (affine x‖y, Montgomery-form coordinates, as the zkey stores them) go to the GPU as
+// they are, through a BaseCache that recognises them by content, so a proving key's sections
+// are uploaded once and PLONK's and fflonk's MSMs over one SRS section share one set.
+import { BaseCache, MsmContext } from "./webgpu_msm.js";
+
+// The library's names of snarkjs' curves and groups.
+const CURVES = {
+  bn128: { G1: "bn254", G2: "bn254-g2" },
+  bls12381: { G1: "bls12-381", G2: "bls12-381-g2" },
+};
+const SCALAR_BYTES = 32;
+// Points of the install check: enough to fill several buckets of every window.
+const CHECK_POINTS = 64;
+// Points of the measurement that chooses the default minPoints.
+const MEASURE_POINTS = 1 << 12;
+// What marks an engine group as accelerated (one accelerator per engine at a time).
+const INSTALLED = Symbol.for("webgpu-msm/snarkjs");
+
+/**
+ * Makes snarkjs' bn128 and bls12381 engines compute `G1.multiExpAffine` and
+ * `G2.multiExpAffine` on the GPU. Call after `init()` of webgpu-msm and after every bundle that
+ * carries ffjavascript has loaded (each copy resets the cached engines when it loads).
+ */
+export async function accelerateSnarkjs(snarkjs, options = {}) {
+  if (!snarkjs?.curves?.getCurveFromName) {
+    throw new TypeError("accelerateSnarkjs: pass the snarkjs module (it has no curves.getCurveFromName)");
+  }
+  const groups = options.groups ?? { bn128: ["G1", "G2"], bls12381: ["G1", "G2"] };
+  for (const [curve, names] of Object.entries(groups)) {
+    if (!CURVES[curve]) throw new TypeError(`accelerateSnarkjs: unknown curve "${curve}": bn128 or bls12381`);
+    for (const group of names) {
+      if (!CURVES[curve][group]) throw new TypeError(`accelerateSnarkjs: unknown group "${group}": G1 or G2`);
+    }
+  }
+  if (options.minPoints !== undefined && !(options.minPoints >= 0)) {
+    throw new TypeError("accelerateSnarkjs: minPoints must be a number ≥ 0");
+  }
+  const warn = options.warn ?? ((message) => console.warn(message));
+  const gpu = new Gpu(options.context, options.maxGpuBytes);
+  await gpu.ready();
+  const counts = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0 };
+  const installed = [];
+  const disabled = [];
+  let minPoints = options.minPoints;
+  let active = true;
+
+  for (const [curveName, names] of Object.entries(groups)) {
+    const engine = await snarkjs.curves.getCurveFromName(curveName);
+    for (const group of names) {
+      const G = engine[group];
+      if (G[INSTALLED]) throw new Error(`accelerateSnarkjs: ${curveName} ${group} is already accelerated; restore() it first`);
+      const target = { engine, G, curveName, group, name: CURVES[curveName][group], original: G.multiExpAffine };
+      const problem = await installCheck(target, gpu);
+      if (problem) {
+        disabled.push({ curve: curveName, group, reason: problem });
+        warn(`webgpu-msm: ${curveName} ${group} MSMs stay on the CPU: ${problem}`);
+        continue;
+      }
+      if (minPoints === undefined) minPoints = await measureMinPoints(target, gpu);
+      installed.push(target);
+    }
+  }
+  minPoints ??= Infinity;
+
+  for (const target of installed) {
+    const { G, original } = target;
+    G[INSTALLED] = true;
+    G.multiExpAffine = async function multiExpAffine(bases, scalars, logger, name, ...rest) {
+      const n = Math.floor(bases.byteLength / (2 * G.F.n8));
+      const usable = active && n > 0 && n >= minPoints && bases.byteLength === n * 2 * G.F.n8 &&
+        scalars.byteLength === n * SCALAR_BYTES;
+      if (!usable) {
+        if (active) {
+          counts.cpuCalls += 1;
+          counts.cpuPoints += n;
+        }
+        return original.call(this, bases, scalars, logger, name, ...rest);
+      }
+      let result;
+      try {
+        result = await gpu.msm(target, bases, scalars);
+      } catch (e) {
+        if (isInputError(e)) {
+          throw new Error(`webgpu-msm: ${name ?? "multiExpAffine"} (${target.curveName} ${target.group}): ${e.message}`);
+        }
+        counts.fallbacks += 1;
+        counts.cpuCalls += 1;
+        counts.cpuPoints += n;
+        warn(`webgpu-msm: ${name ?? "an MSM"} ran on the CPU after a GPU error: ${e?.message ?? e}`);
+        return original.call(this, bases, scalars, logger, name, ...rest);
+      }
+      counts.gpuCalls += 1;
+      counts.gpuPoints += n;
+      if (options.checkEachCall) {
+        const cpu = await original.call(this, bases, scalars, logger, name, ...rest);
+        counts.checked += 1;
+        if (!G.eq(cpu, result)) {
+          throw new Error(`webgpu-msm: ${name ?? "multiExpAffine"} (${target.curveName} ${target.group}, ${n} points): the GPU's result differs from snarkjs' CPU result`);
+        }
+      }
+      return result;
+    };
+  }
+
+  return {
+    /** Counts of `multiExpAffine` calls and their points, on the GPU and on the CPU. */
+    stats() {
+      const cache = gpu.cacheStats();
+      return {
+        ...counts,
+        cacheHits: cache.hits,
+        cacheUploads: cache.uploads,
+        cacheEvictions: cache.evictions,
+        cacheSets: cache.sets,
+        cacheGpuBytes: cache.gpuBytes,
+        minPoints,
+        accelerated: installed.map(({ curveName, group }) => `${curveName} ${group}`),
+        disabled: disabled.slice(),
+      };
+    },
+    /** Puts snarkjs' own functions back and frees the cached bases. */
+    restore() {
+      if (!active) return;
+      active = false;
+      for (const { G, original } of installed) {
+        G.multiExpAffine = original;
+        delete G[INSTALLED];
+      }
+      gpu.clear();
+    },
+  };
+}
+
+// The GPU side: one context and one BaseCache, made again after the device is lost.
+class Gpu {
+  constructor(context, maxGpuBytes) {
+    this.options = maxGpuBytes === undefined ? undefined : { maxGpuBytes };
+    this.context = context;
+    this.cache = undefined;
+  }
+
+  async ready() {
+    this.context ??= await MsmContext.create();
+    this.cache ??= new BaseCache(this.context, this.options);
+  }
+
+  async msm(target, bases, scalars) {
+    await this.ready();
+    try {
+      const result = await this.cache.msm(target.name, bytes(bases), bytes(scalars), { pointForm: "montgomery" });
+      return jacobian(target.G, result);
+    } catch (e) {
+      if (/device lost/i.test(e?.message ?? "")) {
+        // The next call starts on a new device; this one falls back to the CPU.
+        this.context = undefined;
+        this.cache = undefined;
+      }
+      throw e;
+    }
+  }
+
+  cacheStats() {
+    return this.cache?.stats() ?? { hits: 0, uploads: 0, evictions: 0, sets: 0, gpuBytes: 0 };
+  }
+
+  clear() {
+    this.cache?.clear();
+  }
+}
+
+// The GPU's affine x‖y (Montgomery form, the identity as zeros) as the Jacobian point
+// ffjavascript returns from an MSM.
+function jacobian(G, affine) {
+  if (affine.every((b) => b === 0)) return G.zero.slice();
+  const point = new Uint8Array(3 * G.F.n8);
+  point.set(affine, 0);
+  point.set(G.F.one, 2 * G.F.n8);
+  return point;
+}
+
+// A Uint8Array, or the contents of an ffjavascript BigBuffer (pages of 1 GiB).
+function bytes(buffer) {
+  return buffer instanceof Uint8Array ? buffer : buffer.slice(0, buffer.byteLength);
+}
+
+// Errors that say the bases are not valid points: these fail the proof instead of falling back
+// (a CPU result over them would be a wrong proof, not a slower right one).
+function isInputError(e) {
+  return /not on the curve|not below the field modulus|length mismatch|not a multiple of/.test(e?.message ?? "");
+}
+
+// CHECK_POINTS multiples of the generator (one the identity) and random scalars below 2^248.
+function checkInputs(G) {
+  const n8 = G.F.n8;
+  const bases = new Uint8Array(CHECK_POINTS * 2 * n8);
+  let point = G.g;
+  for (let i = 1; i < CHECK_POINTS; i += 1) {
+    bases.set(G.toAffine(point), i * 2 * n8);
+    point = G.add(G.double(point), G.g);
+  }
+  const scalars = crypto.getRandomValues(new Uint8Array(CHECK_POINTS * SCALAR_BYTES));
+  for (let i = 0; i < CHECK_POINTS; i += 1) scalars[i * SCALAR_BYTES + SCALAR_BYTES - 1] = 0;
+  return { bases, scalars };
+}
+
+// One MSM on the GPU against snarkjs' CPU result: undefined if they agree, else why not.
+async function installCheck(target, gpu) {
+  const { bases, scalars } = checkInputs(target.G);
+  try {
+    const [cpu, got] = [await target.original.call(target.G, bases, scalars), await gpu.msm(target, bases, scalars)];
+    if (!target.G.eq(cpu, got)) return "the install check's MSM differed from snarkjs' CPU result";
+  } catch (e) {
+    return `the install check failed: ${e?.message ?? e}`;
+  }
+  return undefined;
+}
+
+// The default minPoints: snarkjs' CPU time and the GPU's (warm) at MEASURE_POINTS points. The
+// CPU's time grows with the points; the GPU's is mostly its fixed cost at this size and grows
+// no faster beyond it. So MSMs from the size where the CPU would take the GPU's time go to the
+// GPU; where the GPU is slower even here (a software GPU), none do by default.
+async function measureMinPoints(target, gpu) {
+  const { G } = target;
+  const n8 = G.F.n8;
+  const bases = new Uint8Array(MEASURE_POINTS * 2 * n8);
+  let point = G.g;
+  for (let i = 0; i < MEASURE_POINTS; i += 1) {
+    bases.set(G.toAffine(point), i * 2 * n8);
+    point = G.add(point, G.g);
+  }
+  const scalars = crypto.getRandomValues(new Uint8Array(MEASURE_POINTS * SCALAR_BYTES));
+  for (let i = 0; i < MEASURE_POINTS; i += 1) scalars[i * SCALAR_BYTES + SCALAR_BYTES - 1] = 0;
+  const time = async (f) => {
+    const start = performance.now();
+    await f();
+    return performance.now() - start;
+  };
+  try {
+    await gpu.msm(target, bases, scalars); // compiles this size's plan and caches the bases
+    const gpuMs = Math.min(await time(() => gpu.msm(target, bases, scalars)), await time(() => gpu.msm(target, bases, scalars)));
+    const cpuMs = await time(() => target.original.call(G, bases, scalars));
+    gpu.clear();
+    return gpuMs < cpuMs ? Math.ceil((MEASURE_POINTS * gpuMs) / cpuMs) : Infinity;
+  } catch {
+    return Infinity;
+  }
+}
