@@ -8,7 +8,7 @@
 // name and renamed, so an interrupted run leaves no truncated key behind.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +18,7 @@ import { TEST_KEYS, benchKeys, circuitInput, paths, ptauPower, templateArgs } fr
 const here = dirname(fileURLToPath(import.meta.url));
 export const BUILD = join(here, "build");
 const require = createRequire(import.meta.url);
-const quiet = { debug() {}, info() {}, warn: console.warn, error: console.error };
+const quiet = { log() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
 
 /** Whether `file` exists and is newer than every source. */
 const fresh = (file, sources) =>
@@ -102,16 +102,28 @@ async function zkey(key, protocol, ptauFile) {
   });
 }
 
-/** Makes every file of `keys`, one ptau per curve at the largest power they need. */
+/**
+ * The ptau file for `curve` at `power` or more: the smallest in build/ptau/ (made earlier, or a
+ * prepared public one put there, e.g. Hermez's powersOfTau28_hez_final_16.ptau renamed
+ * bn128_16.ptau), else a new one at `fallback` (the largest power this run needs).
+ */
+async function ptauFor(curve, power, fallback) {
+  const dir = join(BUILD, "ptau");
+  const have = existsSync(dir) ? readdirSync(dir) : [];
+  const powers = have.map((f) => f.match(new RegExp(`^${curve}_(\\d+)\\.ptau$`))?.[1]).filter(Boolean).map(Number);
+  const best = Math.min(...powers.filter((p) => p >= power));
+  return ptau(curve, Number.isFinite(best) ? best : fallback);
+}
+
+/** Makes every file of `keys`. */
 export async function setup(keys) {
   const start = performance.now();
-  const powers = {};
-  for (const k of keys) powers[k.curve] = Math.max(powers[k.curve] ?? 0, ptauPower(k.log, k.protocols));
-  const ptaus = {};
-  for (const [curve, power] of Object.entries(powers)) ptaus[curve] = await ptau(curve, power);
+  const largest = {};
+  for (const k of keys) largest[k.curve] = Math.max(largest[k.curve] ?? 0, ptauPower(k.log, k.protocols));
   for (const key of keys) {
+    const ptauFile = await ptauFor(key.curve, ptauPower(key.log, key.protocols), largest[key.curve]);
     await compile(key);
-    for (const protocol of key.protocols) await zkey(key, protocol, ptaus[key.curve]);
+    for (const protocol of key.protocols) await zkey(key, protocol, ptauFile);
   }
   console.log(`setup: keys ready in ${BUILD} (${((performance.now() - start) / 1000).toFixed(1)} s)`);
 }
