@@ -7,16 +7,18 @@
 //! before the GPU starts (and after it ends) adds directly to every call. The GPU's own work
 //! runs on other threads (lavapipe's) or on the device, and a thread blocked waiting for it uses
 //! no CPU time, so this measures the host's work, whatever the device. Both APIs are measured:
-//! the Rust API (arkworks points and scalars) and the bytes API (the JS API's path). Each figure
-//! is the median of 3 warm calls.
+//! the Rust API (arkworks points and scalars) and the bytes API (the JS API's path), the latter
+//! also with points in Montgomery form (snarkjs' keys) and through a `BaseCache` that finds its
+//! bases cached (a later proof's call: the points are fingerprinted, only scalars uploaded).
+//! Each figure is the median of 3 warm calls.
 
 use std::time::Instant;
 
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
-use webgpu_msm::bytes::encode_point;
+use webgpu_msm::bytes::{encode_point, PointForm};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
+use webgpu_msm::{BaseCache, CurveFn, CurveId, GpuCurve, MsmContext};
 
 const CALLS: usize = 3;
 
@@ -78,6 +80,8 @@ impl CurveFn for HostShare {
         let points: Vec<G> = random_points::<G, _>(n, &mut rng);
         let scalars: Vec<G::ScalarField> = (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect();
         let point_bytes: Vec<u8> = points.iter().flat_map(|p| encode_point::<G>(&p.into_group())).collect();
+        let montgomery: Vec<u8> =
+            points.iter().flat_map(|p| PointForm::Montgomery.encode::<G>(&p.into_group())).collect();
         let scalar_bytes: Vec<u8> = (0..32 * n).map(|_| rng.gen()).collect();
         let ctx = pollster::block_on(MsmContext::new()).expect("a WebGPU adapter");
         let info = ctx.adapter_info();
@@ -112,6 +116,18 @@ impl CurveFn for HostShare {
         let (bytes_cpu, bytes_wall, bytes_faults) = measure(|| {
             pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("msm_bytes");
         });
+        let form = PointForm::Montgomery;
+        pollster::block_on(ctx.msm_bytes_with(G::ID, &montgomery, &scalar_bytes, form)).expect("warm-up");
+        let montgomery_share = measure(|| {
+            pollster::block_on(ctx.msm_bytes_with(G::ID, &montgomery, &scalar_bytes, form)).expect("msm_bytes_with");
+        });
+        let cache = BaseCache::new(None);
+        let cached = || pollster::block_on(cache.msm_bytes(&ctx, G::ID, &montgomery, &scalar_bytes, form));
+        cached().expect("the cache's first call uploads");
+        let cached_share = measure(|| {
+            cached().expect("BaseCache::msm_bytes");
+        });
+        assert_eq!(cache.stats().uploads, 1, "later calls found the bases cached");
         let (rust_copy, bytes_copy) = (memcpy(rust_bytes), memcpy(api_bytes));
         let ms = |s: f64| s * 1e3;
         println!("| API | input MB | memcpy ms | call thread CPU ms | ÷ memcpy | page faults | call wall ms |");
@@ -119,6 +135,8 @@ impl CurveFn for HostShare {
         for (api, bytes, copy, (cpu, wall, faults)) in [
             ("Rust", rust_bytes, rust_copy, (rust_cpu, rust_wall, rust_faults)),
             ("bytes", api_bytes, bytes_copy, (bytes_cpu, bytes_wall, bytes_faults)),
+            ("bytes, Montgomery points", api_bytes, bytes_copy, montgomery_share),
+            ("BaseCache hit (Montgomery)", api_bytes, bytes_copy, cached_share),
         ] {
             let (mb, copy_ms, cpu_ms, wall_ms) = (bytes as f64 / 1e6, ms(copy), ms(cpu), ms(wall));
             println!("| {api} | {mb:.1} | {copy_ms:.2} | {cpu_ms:.2} | {:.2} | {faults} | {wall_ms:.0} |", cpu / copy);

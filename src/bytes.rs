@@ -52,7 +52,7 @@ impl PointForm {
     }
 
     /// A point of `G` encoded in this form.
-    pub(crate) fn encode<G: GpuCurve>(self, point: &G::Group) -> Vec<u8> {
+    pub fn encode<G: GpuCurve>(self, point: &G::Group) -> Vec<u8> {
         let canonical = encode_point::<G>(point);
         match self {
             PointForm::Canonical => canonical,
