@@ -34,8 +34,9 @@ export interface AcceleratorStats {
   cpuPoints: number;
   /** Calls that fell back to the CPU after a GPU error (counted in cpuCalls too). */
   fallbacks: number;
-  /** Calls compared with the CPU result (checkEachCall). */
+  /** Calls compared with the CPU result (checkEachCall), and those that differed (each throws). */
   checked: number;
+  mismatches: number;
   /** Base cache: calls on cached bases, uploads, dropped sets, sets and GPU bytes held. */
   cacheHits: number;
   cacheUploads: number;

@@ -44,7 +44,7 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
   const warn = options.warn ?? ((message) => console.warn(message));
   const gpu = new Gpu(options.context, options.maxGpuBytes);
   await gpu.ready();
-  const counts = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0 };
+  const counts = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0, mismatches: 0 };
   const installed = [];
   const disabled = [];
   let minPoints = options.minPoints;
@@ -101,6 +101,7 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
         const cpu = await original.call(this, bases, scalars, logger, name, ...rest);
         counts.checked += 1;
         if (!G.eq(cpu, result)) {
+          counts.mismatches += 1;
           throw new Error(`webgpu-msm: ${name ?? "multiExpAffine"} (${target.curveName} ${target.group}, ${n} points): the GPU's result differs from snarkjs' CPU result`);
         }
       }

@@ -8,11 +8,12 @@
 //! about 2^-128 unless they were crafted against that key, which no caller sees. Hashing runs
 //! over every byte once per call, at a memory scan's speed: the price of not uploading them.
 //!
-//! Prefixes: PLONK and fflonk commit to polynomials of slightly different degrees over one SRS
-//! section, handing its first n + 1 … n + 6 points (new copies each). A set therefore keeps the
-//! fingerprints of its last [`PREFIX_WINDOW`] prefixes, and a request that matches one runs on
-//! the set; a request that extends a cached set replaces it. So one proof's commitments share
-//! one set on the GPU, and later proofs upload none.
+//! Prefixes: PLONK and fflonk commit to polynomials of different degrees over one SRS section,
+//! handing its first n + 1 … n + 6 points (fflonk also about 8n and 9n), new copies each time.
+//! A set therefore keeps the fingerprints of its last [`PREFIX_WINDOW`] prefixes, and a request
+//! that matches one runs on the set; a request that extends a cached set replaces it and takes
+//! over the prefixes it knew. So one proof's commitments end on one set on the GPU, and later
+//! proofs upload none.
 
 use std::sync::{Arc, Mutex};
 
@@ -61,8 +62,9 @@ struct Entry {
     curve: CurveId,
     form: PointForm,
     len: usize,
-    /// Fingerprints of the prefixes of `len − prefixes.len() + 1` to `len` points.
-    prefixes: Vec<Fingerprint>,
+    /// Fingerprints of the set's prefixes it recognises, by length: its last
+    /// [`PREFIX_WINDOW`] and those of the sets it replaced.
+    prefixes: Vec<(usize, Fingerprint)>,
     bases: Arc<PreparedBytes>,
     gpu_bytes: u64,
     last_used: u64,
@@ -71,8 +73,7 @@ struct Entry {
 impl Entry {
     /// The fingerprint of this set's first `n` points, where the set keeps it.
     fn prefix(&self, n: usize) -> Option<Fingerprint> {
-        let first = self.len + 1 - self.prefixes.len();
-        (first..=self.len).contains(&n).then(|| self.prefixes[n - first])
+        self.prefixes.iter().find(|(len, _)| *len == n).map(|&(_, fingerprint)| fingerprint)
     }
 }
 
@@ -112,7 +113,7 @@ impl BaseCache {
                     curve,
                     form,
                     len: n,
-                    prefixes: (n + 1 - n.min(PREFIX_WINDOW)..=n).map(|k| fingerprints.at(k)).collect(),
+                    prefixes: (n + 1 - n.min(PREFIX_WINDOW)..=n).map(|k| (k, fingerprints.at(k))).collect(),
                     gpu_bytes: bases.gpu_bytes(),
                     bases: bases.clone(),
                     last_used: 0,
@@ -173,18 +174,23 @@ impl State {
         Some(entry.bases.clone())
     }
 
-    /// Keeps `entry`, dropping the sets it extends (their points are its first points), then
-    /// least recently used sets while the budget is exceeded.
+    /// Keeps `entry`, replacing the sets it extends (their points are its first points, so the
+    /// prefixes they knew are its prefixes too), then dropping least recently used sets while
+    /// the budget is exceeded.
     fn insert(&mut self, mut entry: Entry, fingerprints: &Fingerprints, max_gpu_bytes: Option<u64>) {
         self.clock += 1;
         entry.last_used = self.clock;
         self.stats.uploads += 1;
-        let before = self.entries.len();
-        self.entries.retain(|e| {
+        let (extended, kept): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.entries).into_iter().partition(|e| {
             let same = e.context_id == entry.context_id && e.curve == entry.curve && e.form == entry.form;
-            !(same && e.len < entry.len && fingerprints.get(e.len) == e.prefix(e.len))
+            same && e.len < entry.len && fingerprints.get(e.len).is_some() && fingerprints.get(e.len) == e.prefix(e.len)
         });
-        self.stats.evictions += (before - self.entries.len()) as u64;
+        self.entries = kept;
+        self.stats.evictions += extended.len() as u64;
+        for old in extended {
+            let known: Vec<(usize, Fingerprint)> = entry.prefixes.clone();
+            entry.prefixes.extend(old.prefixes.into_iter().filter(|(len, _)| !known.iter().any(|(k, _)| k == len)));
+        }
         self.entries.push(entry);
         if let Some(budget) = max_gpu_bytes {
             while self.entries.iter().map(|e| e.gpu_bytes).sum::<u64>() > budget && !self.entries.is_empty() {

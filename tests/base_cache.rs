@@ -92,13 +92,17 @@ fn recognises_bases_and_prefixes<G: GpuCurve>(ctx: &MsmContext, other: &MsmConte
     assert_eq!(counts(cache.stats()), stats(2, 3, 2, 1), "the longer set replaces both it extends");
     assert_eq!(run(ctx, &bytes[..300 * size], 300), Ok(expected(&points, &scalars, 300)));
     assert_eq!(counts(cache.stats()), stats(3, 3, 2, 1), "its prefix hits");
+    // It knows the prefixes the sets it replaced knew (fflonk's ~8n and ~9n commitments).
+    assert_eq!(run(ctx, &bytes[..100 * size], 100), Ok(expected(&points, &scalars, 100)));
+    assert_eq!(run(ctx, &bytes[..60 * size], 60), Ok(expected(&points, &scalars, 60)));
+    assert_eq!(counts(cache.stats()), stats(5, 3, 2, 1), "the replaced sets' prefixes hit");
 
     // One point replaced by another valid one: other bytes, another set.
     let mut changed_points = points.clone();
     changed_points[7] = points[8];
     let changed = montgomery_bytes(&changed_points);
     assert_eq!(run(ctx, &changed, 310), Ok(expected(&changed_points, &scalars, 310)));
-    assert_eq!(counts(cache.stats()), stats(3, 4, 2, 2));
+    assert_eq!(counts(cache.stats()), stats(5, 4, 2, 2));
     // The same points in canonical form are another encoding: another set.
     let canonical: Vec<u8> =
         points.iter().flat_map(|p| webgpu_msm::bytes::encode_point::<G>(&p.into_group())).collect();
