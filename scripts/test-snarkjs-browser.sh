@@ -28,8 +28,9 @@ node tests/snarkjs/setup.mjs
 serve_dir . tests/snarkjs/browser-test.html
 base="http://127.0.0.1:$port"
 checks="$base/tests/snarkjs/browser-test.html?curves=$curves"
-# The demo page: one PLONK proof of 2^8 on each path (BN254 G1 only: no other kernels to compile).
-demo="$base/www/snarkjs.html?protocol=plonk&circuit=chain_8&runs=2&check=1&autorun=1&pkg=../tests/snarkjs/node_modules/webgpu-msm/"
+# The demo page: two PLONK proofs of 2^8 on each path (BN254 G1 only: no other kernels to
+# compile), every MSM on the GPU (the measured default keeps them on the CPU on SwiftShader).
+demo="$base/www/snarkjs.html?protocol=plonk&circuit=chain_8&runs=2&check=1&minPoints=0&autorun=1&pkg=../tests/snarkjs/node_modules/webgpu-msm/"
 if [ -n "$stand_in" ]; then
     checks+="&standin=1"
     demo+="&accelerator=../tests/snarkjs/cpu-stand-in.mjs"

@@ -56,13 +56,15 @@ function spyMsms(curves, gpu) {
       const G = engine[group];
       const inner = G.multiExpAffine;
       G.multiExpAffine = async function (bases, scalars, logger, name, ...rest) {
-        const call = { curve, group, name, gpu: false };
+        const call = { curve, group, name, points: bases.byteLength / (2 * G.F.n8), gpu: false, uploads: 0 };
         calls.push(call);
-        const before = gpu.stats().gpuCalls;
+        const before = gpu.stats();
         try {
           return await inner.call(this, bases, scalars, logger, name, ...rest);
         } finally {
-          call.gpu = gpu.stats().gpuCalls > before;
+          const after = gpu.stats();
+          call.gpu = after.gpuCalls > before.gpuCalls;
+          call.uploads = after.cacheUploads - before.cacheUploads;
         }
       };
       undo.push(() => (G.multiExpAffine = inner));
@@ -183,7 +185,10 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
       await t(`${label}: a second proof (another witness) uploads no bases`, async () => {
         const r = await prove(key, protocol, 2);
         assert(r.verified === true, `snarkjs.${protocol}.verify returned ${r.verified}`);
-        assert(r.after.cacheUploads === r.before.cacheUploads, `cacheUploads grew by ${r.after.cacheUploads - r.before.cacheUploads}`);
+        const uploaded = r.calls.filter((c) => c.uploads).map((c) => `"${c.name}" (${c.points} points) uploaded ${c.uploads}`);
+        assert(r.after.cacheUploads === r.before.cacheUploads,
+          `cacheUploads grew by ${r.after.cacheUploads - r.before.cacheUploads}: ${uploaded.join(", ")}; ` +
+          `the first proof's MSMs: ${firstProof.calls.map((c) => `"${c.name}" ${c.points} points, ${c.uploads} uploads`).join("; ")}`);
         assert(r.after.cacheHits > r.before.cacheHits, "cacheHits did not grow");
         assert(r.after.gpuCalls > r.before.gpuCalls, "gpuCalls did not grow");
         return `${r.after.cacheHits - r.before.cacheHits} cache hits, prove ${r.ms} ms`;
@@ -237,6 +242,23 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
     const r = await prove(bn, "groth16", 5);
     assert(r.verified === true, `verify returned ${r.verified}`);
     assert(JSON.stringify(gpu.stats()) === before, `stats changed: ${before} → ${JSON.stringify(gpu.stats())}`);
+  });
+
+  // What an app gets without options: minPoints measured at install. On a software GPU it may
+  // keep every MSM on the CPU; either way the proof must verify and restore() must undo it.
+  await t("with its defaults (minPoints measured) accelerateSnarkjs installs, and a PLONK proof verifies", async () => {
+    const fresh = await accelerateSnarkjs(snarkjs, { groups: { bn128: ["G1"] } });
+    try {
+      const { minPoints } = fresh.stats();
+      assert(typeof minPoints === "number" && minPoints >= 0, `stats().minPoints is ${minPoints}`);
+      const p = paths(bn);
+      const { proof, publicSignals } = await snarkjs.plonk.fullProve(circuitInput(bn.circuit, bn.log, 6), await file(p.wasm), await file(p.zkey("plonk")));
+      assert(await snarkjs.plonk.verify(await json(p.vkey("plonk")), publicSignals, proof), "the proof does not verify");
+      const s = fresh.stats();
+      return `minPoints ${minPoints}: ${s.gpuCalls} MSMs on the GPU, ${s.cpuCalls} on the CPU`;
+    } finally {
+      fresh.restore();
+    }
   });
   return tally;
 }

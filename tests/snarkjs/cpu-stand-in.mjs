@@ -55,5 +55,5 @@ export async function accelerateSnarkjs(snarkjs, { minPoints = 0, groups = { bn1
       restores.push(() => (G.multiExpAffine = original));
     }
   }
-  return { stats: () => ({ ...stats }), restore: () => restores.forEach((r) => r()) };
+  return { stats: () => ({ ...stats, minPoints }), restore: () => restores.forEach((r) => r()) };
 }
