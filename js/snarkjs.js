@@ -205,9 +205,15 @@ function checkInputs(G) {
     bases.set(G.toAffine(point), i * 2 * n8);
     point = G.add(G.double(point), G.g);
   }
-  const scalars = crypto.getRandomValues(new Uint8Array(CHECK_POINTS * SCALAR_BYTES));
-  for (let i = 0; i < CHECK_POINTS; i += 1) scalars[i * SCALAR_BYTES + SCALAR_BYTES - 1] = 0;
-  return { bases, scalars };
+  return { bases, scalars: randomScalars(CHECK_POINTS) };
+}
+
+// n random scalars below 2^248 (getRandomValues fills at most 64 KiB a call).
+function randomScalars(n) {
+  const scalars = new Uint8Array(n * SCALAR_BYTES);
+  for (let i = 0; i < scalars.length; i += 65536) crypto.getRandomValues(scalars.subarray(i, i + 65536));
+  for (let i = 0; i < n; i += 1) scalars[i * SCALAR_BYTES + SCALAR_BYTES - 1] = 0;
+  return scalars;
 }
 
 // One MSM on the GPU against snarkjs' CPU result: undefined if they agree, else why not.
@@ -235,8 +241,7 @@ async function measureMinPoints(target, gpu) {
     bases.set(G.toAffine(point), i * 2 * n8);
     point = G.add(point, G.g);
   }
-  const scalars = crypto.getRandomValues(new Uint8Array(MEASURE_POINTS * SCALAR_BYTES));
-  for (let i = 0; i < MEASURE_POINTS; i += 1) scalars[i * SCALAR_BYTES + SCALAR_BYTES - 1] = 0;
+  const scalars = randomScalars(MEASURE_POINTS);
   const time = async (f) => {
     const start = performance.now();
     await f();
