@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Node.js test: the npm package in Node, with WebGPU from the `webgpu` npm package (Dawn's
-# dawn.node), running tests/js/checks.mjs (known answers, arkworks, bad inputs) on every curve.
+# dawn.node), running tests/js/checks.mjs (known answers, arkworks, bad inputs) on every curve,
+# then on the same context tests/snarkjs/checks.mjs: Groth16, PLONK and fflonk proofs by snarkjs
+# with webgpu-msm/snarkjs (keys made by tests/snarkjs/setup.mjs the first time). `--no-snarkjs`
+# leaves those out.
 # Dawn refuses lavapipe ("Vulkan shaderUniform*ArrayDynamicIndexing required"), so the GPU is
 # SwiftShader's Vulkan driver from Debian's chromium package. Installs node, npm and chromium
 # (apt) and tests/js's locked npm packages when missing. Arguments: curves (default: the G1
@@ -13,5 +16,12 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 icd=/usr/lib/chromium/vk_swiftshader_icd.json
 need_file "$icd" chromium libvulkan1
 prepare_js_tests
+snarkjs=--snarkjs
+if [ "${1:-}" = "--no-snarkjs" ]; then
+    snarkjs=
+    shift
+else
+    install_snarkjs_deps
+fi
 [ $# -gt 0 ] || set -- bls12-377 ed-on-bls12-377 bn254 bls12-381 bn254-g2
-VK_ICD_FILENAMES="$icd" node tests/js/node-test.mjs "$@"
+VK_ICD_FILENAMES="$icd" node tests/js/node-test.mjs $snarkjs "$@"

@@ -312,7 +312,9 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
  * The whole suite on `curves` (default: every curve of the build), with a context created here.
  * Returns the tally; `log` prints one line per check.
  */
-export async function runChecks(m, { curves = m.curves(), sizes, log = console.log } = {}) {
+// `more(ctx)`, when given, runs after the curves' checks on the same context (the Node lane runs
+// the snarkjs checks there, on kernels these checks compiled) and returns a tally to add.
+export async function runChecks(m, { curves = m.curves(), sizes, log = console.log, more } = {}) {
   const tally = new Tally(log);
   await tally.check("curves() lists the known curves", () => {
     const listed = m.curves();
@@ -357,6 +359,11 @@ export async function runChecks(m, { curves = m.curves(), sizes, log = console.l
         await ctx.msm(curves[0], points(curves[0], [g]), scalars([5n])), "msm() 2·G + 3·G");
       await expectRejection(m.msm(curves[0], points(curves[0], [offCurve(curves[0])]), scalars([1n])), /^point 0 is not on the curve$/);
     });
+    if (more) {
+      const extra = await more(ctx);
+      tally.passed += extra.passed;
+      tally.failed += extra.failed;
+    }
   } finally {
     ctx.free();
   }

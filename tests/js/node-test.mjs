@@ -1,5 +1,8 @@
 // The webgpu-msm npm package in Node.js, with WebGPU from the `webgpu` npm package (Dawn).
-// Usage (from scripts/test-node.sh): node tests/js/node-test.mjs [CURVE...]
+// Usage (from scripts/test-node.sh): node tests/js/node-test.mjs [--snarkjs] [CURVE...]
+// --snarkjs: then tests/snarkjs/checks.mjs (real snarkjs proofs through webgpu-msm/snarkjs) on
+// the same context, whose kernels for bn254, bn254-g2 and bls12-381 the curves' checks compiled
+// (a context of its own would compile them again: minutes on SwiftShader).
 // Dawn needs a Vulkan driver it accepts: lavapipe lacks features Dawn requires, so the script
 // points VK_ICD_FILENAMES at SwiftShader's driver from Debian's chromium package.
 import { readFileSync } from "node:fs";
@@ -32,8 +35,23 @@ try {
 console.log(`node test: without WorkerGlobalScope, create() rejects naming it: ${scopeCheck}`);
 globalThis.WorkerGlobalScope ??= class WorkerGlobalScope {};
 
-const curves = process.argv.slice(2);
-const tally = await runChecks(m, curves.length ? { curves } : {});
+const snarkjsChecks = process.argv.includes("--snarkjs");
+const curves = process.argv.slice(2).filter((a) => a !== "--snarkjs");
+const tally = await runChecks(m, { ...(curves.length ? { curves } : {}), more: snarkjsChecks ? runSnarkjsChecks : undefined });
+if (snarkjsChecks) await (await import("../snarkjs/setup.mjs")).terminateCurves();
+/** tests/snarkjs's checks on `ctx`, with snarkjs from tests/snarkjs's own packages. */
+async function runSnarkjsChecks(ctx) {
+  const { BUILD, setup } = await import("../snarkjs/setup.mjs");
+  const { TEST_KEYS } = await import("../snarkjs/keys.mjs");
+  const { runChecks: runSnarkjs } = await import("../snarkjs/checks.mjs");
+  const snarkjs = await import(new URL("../snarkjs/node_modules/snarkjs/main.js", import.meta.url));
+  const { accelerateSnarkjs } = await import("webgpu-msm/snarkjs");
+  await setup(TEST_KEYS);
+  // Copies (new Uint8Array): Buffer.slice would share memory with the cached original.
+  const load = (path) => new Uint8Array(readFileSync(new URL(path, `file://${BUILD}/`)));
+  return runSnarkjs({ snarkjs, accelerateSnarkjs, load, options: { context: ctx } });
+}
+
 // Dawn keeps Node alive while the GPU object is referenced (see the webgpu package's README).
 delete globalThis.navigator;
 console.log(`node test (Node.js ${process.version}): ${tally.passed} passed, ${tally.failed} failed in ${((Date.now() - start) / 1000).toFixed(1)} s`);

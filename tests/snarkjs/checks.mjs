@@ -108,10 +108,11 @@ export function corruptPoint(zkey, type, pointBytes) {
 
 /**
  * Runs the checks. `snarkjs`: the module (or the browser bundle's global); `accelerateSnarkjs`:
- * the adapter's function; `load(path)`: a build/ file's bytes (Uint8Array); `log`: a line printer.
- * Returns the Tally.
+ * the adapter's function; `load(path)`: a build/ file's bytes (Uint8Array); `log`: a line printer;
+ * `options`: added to every accelerateSnarkjs call (the Node lane passes its MsmContext, whose
+ * kernels its other checks compiled). Returns the Tally.
  */
-export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = console.log, keys = TEST_KEYS }) {
+export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = console.log, keys = TEST_KEYS, options = {} }) {
   const tally = new Tally(log);
   const t = (name, f) => tally.check(name, f);
   const curves = {
@@ -125,7 +126,7 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
 
   let gpu = null;
   await t("accelerateSnarkjs installs its MSMs on the groups asked for", async () => {
-    gpu = await accelerateSnarkjs(snarkjs, { minPoints: 0, checkEachCall: true, groups: TEST_GROUPS });
+    gpu = await accelerateSnarkjs(snarkjs, { ...options, minPoints: 0, checkEachCall: true, groups: TEST_GROUPS });
     assert(typeof gpu?.stats === "function" && typeof gpu?.restore === "function", "no stats()/restore()");
     for (const [curve, groups] of Object.entries(TEST_GROUPS)) {
       for (const group of groups) {
@@ -247,7 +248,7 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
   // What an app gets without options: minPoints measured at install. On a software GPU it may
   // keep every MSM on the CPU; either way the proof must verify and restore() must undo it.
   await t("with its defaults (minPoints measured) accelerateSnarkjs installs, and a PLONK proof verifies", async () => {
-    const fresh = await accelerateSnarkjs(snarkjs, { groups: { bn128: ["G1"] } });
+    const fresh = await accelerateSnarkjs(snarkjs, { ...options, groups: { bn128: ["G1"] } });
     try {
       const { minPoints } = fresh.stats();
       assert(typeof minPoints === "number" && minPoints >= 0, `stats().minPoints is ${minPoints}`);
