@@ -123,6 +123,7 @@ prepare_snarkjs_tests() {
     if [ -n "${WEBGPU_MSM_TGZ:-}" ]; then
         npm install --prefix tests/snarkjs --no-save --ignore-scripts --no-audit --no-fund "$WEBGPU_MSM_TGZ" >/dev/null
     else
-        bash scripts/build-pkg.sh tests/snarkjs
+        # The demo build, as tests/js's: the same cargo features, so one wasm build serves both.
+        bash scripts/build-pkg.sh --demo tests/snarkjs
     fi
 }

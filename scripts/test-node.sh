@@ -6,8 +6,8 @@
 # leaves those out.
 # Dawn refuses lavapipe ("Vulkan shaderUniform*ArrayDynamicIndexing required"), so the GPU is
 # SwiftShader's Vulkan driver from Debian's chromium package. Installs node, npm and chromium
-# (apt) and tests/js's locked npm packages when missing. Arguments: curves (default: the G1
-# curves and bn254-g2; the BLS12 G2 groups compile for minutes on SwiftShader).
+# (apt) and tests/js's locked npm packages when missing. Arguments: curves (default below; the
+# BLS12 G2 groups compile for minutes on SwiftShader).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -23,5 +23,7 @@ if [ "${1:-}" = "--no-snarkjs" ]; then
 else
     install_snarkjs_deps
 fi
-[ $# -gt 0 ] || set -- bls12-377 ed-on-bls12-377 bn254 bls12-381 bn254-g2
+# Default curves: those snarkjs uses (the snarkjs checks run on their compiled kernels); the
+# other curves run the same checks in Deno and the Web Worker.
+[ $# -gt 0 ] || set -- bn254 bls12-381 bn254-g2
 VK_ICD_FILENAMES="$icd" node tests/js/node-test.mjs $snarkjs "$@"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# snarkjs test in headless Chromium (WebGPU on SwiftShader) through playwright-core: the checks of
-# scripts/test-snarkjs-node.sh in a page (tests/snarkjs/browser-test.html, snarkjs' browser
+# snarkjs test in headless Chromium (WebGPU on SwiftShader) through playwright-core: the snarkjs
+# checks the Node lane runs (tests/snarkjs/checks.mjs, scripts/test-node.sh) in a page (tests/snarkjs/browser-test.html, snarkjs' browser
 # bundle and the package as ES modules), then the demo page www/snarkjs.html, whose CPU and GPU
 # proofs must all verify. Serves the repository root: the pages take snarkjs and the keys from
 # tests/snarkjs/, the package from tests/snarkjs/node_modules (built and installed here).
@@ -27,7 +27,8 @@ node tests/snarkjs/setup.mjs
 
 serve_dir . tests/snarkjs/browser-test.html
 base="http://127.0.0.1:$port"
-checks="$base/tests/snarkjs/browser-test.html?curves=$curves"
+# G1 only: BN254's G2 runs in the Node lane on the same Dawn and SwiftShader (scripts/test-node.sh).
+checks="$base/tests/snarkjs/browser-test.html?curves=$curves&g2=0"
 # The demo page: two PLONK proofs of 2^8 on each path (BN254 G1 only: no other kernels to
 # compile), every MSM on the GPU (the measured default keeps them on the CPU on SwiftShader).
 demo="$base/www/snarkjs.html?protocol=plonk&circuit=chain_8&runs=2&check=1&minPoints=0&autorun=1&pkg=../tests/snarkjs/node_modules/webgpu-msm/"

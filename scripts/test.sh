@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, in two lanes at once. One: native on lavapipe, a single-curve build (bn254 alone)
 # and native on SwiftShader. Two: browser (wasm-bindgen-test in headless Chromium on
-# SwiftShader), the demo page, and the npm package in Node.js (Dawn on SwiftShader), Deno
+# SwiftShader), the demo page, the npm package in Node.js (Dawn on SwiftShader, with snarkjs'
+# proofs through webgpu-msm/snarkjs), snarkjs' proofs in Chromium, and the package in Deno
 # (lavapipe) and a browser Web Worker. Each step installs what it needs on a fresh Debian machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,7 @@ web_lane() {
     step bash scripts/test-web.sh
     step bash scripts/test-page.sh
     step bash scripts/test-node.sh
+    step bash scripts/test-snarkjs-browser.sh
     step bash scripts/test-deno.sh
     step bash scripts/test-worker.sh
 }
