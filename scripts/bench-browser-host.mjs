@@ -1,25 +1,12 @@
 // Opens www/host-share.html in headless Chromium (WebGPU on SwiftShader) and prints its result:
 // the time from a JS ctx.msm call to its first GPU submission. Usage: node scripts/bench-browser-host.mjs URL
 import { createRequire } from "node:module";
+import { chromiumLaunchOptions } from "./chromium-options.mjs";
 
 const require = createRequire(new URL("../www/package.json", import.meta.url));
 const { chromium } = require("playwright-core");
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--no-sandbox",
-    "--enable-unsafe-webgpu",
-    "--enable-features=Vulkan",
-    "--use-angle=swiftshader",
-    "--use-vulkan=swiftshader",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-  ],
-});
+const browser = await chromium.launch(chromiumLaunchOptions());
 let ok = false;
 try {
   const page = await browser.newPage();

@@ -3,6 +3,7 @@
 // With --no-webgpu, Chromium starts without WebGPU and the page must report "WebGPU unavailable".
 // The page runs the package in a module Worker: the result must say so and list its steps.
 import { createRequire } from "node:module";
+import { chromiumLaunchOptions } from "./chromium-options.mjs";
 
 const require = createRequire(new URL("../www/package.json", import.meta.url));
 const { chromium } = require("playwright-core");
@@ -14,20 +15,7 @@ const TIMEOUT_MS = 10 * 60 * 1000;
 // The progress messages the page's Worker (www/worker.js) sends for one run, in order.
 const STEPS = ["inputs", "gpu-cold", "gpu-warm", "cpu"];
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--no-sandbox",
-    ...(noWebGpu
-      ? ["--disable-features=WebGPU,Vulkan"]
-      : ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader", "--use-vulkan=swiftshader"]),
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-  ],
-});
+const browser = await chromium.launch(chromiumLaunchOptions({ webgpu: !noWebGpu }));
 
 let failure = null;
 try {

@@ -36,6 +36,8 @@ console.log(`node test: without WorkerGlobalScope, create() rejects naming it: $
 globalThis.WorkerGlobalScope ??= class WorkerGlobalScope {};
 
 const snarkjsChecks = process.argv.includes("--snarkjs");
+// Before any context: the snarkjs checks lose the checks' device to test the CPU fallback.
+const loseDevice = snarkjsChecks ? (await import("../snarkjs/checks.mjs")).captureDevices() : undefined;
 const curves = process.argv.slice(2).filter((a) => a !== "--snarkjs");
 const tally = await runChecks(m, { ...(curves.length ? { curves } : {}), more: snarkjsChecks ? runSnarkjsChecks : undefined });
 if (snarkjsChecks) await (await import("../snarkjs/setup.mjs")).terminateCurves();
@@ -49,7 +51,7 @@ async function runSnarkjsChecks(ctx) {
   await setup(TEST_KEYS);
   // Copies (new Uint8Array): Buffer.slice would share memory with the cached original.
   const load = (path) => new Uint8Array(readFileSync(new URL(path, `file://${BUILD}/`)));
-  return runSnarkjs({ snarkjs, accelerateSnarkjs, load, options: { context: ctx } });
+  return runSnarkjs({ snarkjs, accelerateSnarkjs, load, options: { context: ctx }, loseDevice });
 }
 
 // Dawn keeps Node alive while the GPU object is referenced (see the webgpu package's README).

@@ -2,16 +2,11 @@
 // waits for the module Worker's checks. Usage: node tests/js/worker-test.mjs URL
 // Prints every check line, then `worker test: N passed, M failed`; exit status 1 on any failure.
 import { chromium } from "playwright-core";
+import { chromiumLaunchOptions } from "../../scripts/chromium-options.mjs";
 
 const url = process.argv[2];
 const TIMEOUT_MS = 10 * 60 * 1000;
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
-    "--use-vulkan=swiftshader", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run"],
-});
+const browser = await chromium.launch(chromiumLaunchOptions());
 
 let result = { passed: 0, failed: 1 };
 try {

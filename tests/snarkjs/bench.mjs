@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { BUILD, terminateCurves } from "./setup.mjs";
 import { benchKeys, paths } from "./keys.mjs";
 import { installWebGpu, loadAccelerator, uninstallWebGpu } from "./node-webgpu.mjs";
+import { chromiumLaunchOptions } from "../../scripts/chromium-options.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -84,12 +85,7 @@ async function nodeLane() {
 /** The same through www/snarkjs.html in headless Chromium, one page per size and protocol. */
 async function chromiumLane() {
   const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
-      "--use-vulkan=swiftshader", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
   try {
     for (const key of benchKeys(sizes)) {
       for (const protocol of protocols) {

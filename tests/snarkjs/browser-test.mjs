@@ -3,7 +3,7 @@
 // ?g2=0 accelerates the G1 groups only (the Node lane runs BN254's G2 on the same Dawn and
 // SwiftShader; compiling it again here costs about 100 s). Ends with body[data-status] "done"
 // (every check passed) or "error", and #result {passed, failed, noAdapter?, error?}.
-import { TEST_GROUPS, runChecks } from "./checks.mjs";
+import { TEST_GROUPS, captureDevices, runChecks } from "./checks.mjs";
 import { TEST_KEYS } from "./keys.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -22,6 +22,7 @@ const finish = (result, ok) => {
 
 try {
   let accelerateSnarkjs;
+  let loseDevice;
   const options = {};
   if (standIn) {
     ({ accelerateSnarkjs } = await import("./cpu-stand-in.mjs"));
@@ -32,6 +33,7 @@ try {
     await init();
     ({ accelerateSnarkjs } = await import("webgpu-msm/snarkjs"));
     // One context for every accelerateSnarkjs call: each group's kernels compile once.
+    loseDevice = captureDevices();
     options.context = await MsmContext.create();
   }
   const load = async (path) => {
@@ -39,7 +41,7 @@ try {
     if (!response.ok) throw new Error(`build/${path}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   };
-  const tally = await runChecks({ snarkjs: globalThis.snarkjs, accelerateSnarkjs, load, log, keys, options, groups });
+  const tally = await runChecks({ snarkjs: globalThis.snarkjs, accelerateSnarkjs, load, log, keys, options, groups, loseDevice });
   finish({ passed: tally.passed, failed: tally.failed, standIn }, tally.failed === 0 && tally.passed > 0);
 } catch (e) {
   log(`FAIL the page: ${e?.stack ?? e}`);

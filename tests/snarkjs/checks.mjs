@@ -1,8 +1,9 @@
 // The snarkjs checks the Node and Chromium tests run: real Groth16, PLONK and fflonk proofs from
 // snarkjs 0.7.6 with `accelerateSnarkjs` routing their MSMs to the GPU, each one also computed by
 // snarkjs' CPU path (checkEachCall) and every proof verified by snarkjs.
-// Plain ES module (its one import is keys.mjs): it runs unchanged in Node and in a page, which
-// hand it snarkjs, accelerateSnarkjs and a loader of build/ files.
+// Plain ES modules only (keys.mjs, and tests/js's Tally): it runs unchanged in Node and in a page
+// served from the repository root, which hand it snarkjs, accelerateSnarkjs and a build/ loader.
+import { Tally } from "../js/checks.mjs";
 import { TEST_KEYS, circuitInput, paths } from "./keys.mjs";
 
 /**
@@ -12,23 +13,31 @@ import { TEST_KEYS, circuitInput, paths } from "./keys.mjs";
  */
 export const TEST_GROUPS = { bn128: ["G1", "G2"], bls12381: ["G1"] };
 
-/** Counts and prints checks: `ok NAME (ms)[: note]` or `FAIL NAME: why`. */
-export class Tally {
-  constructor(log = console.log) {
-    Object.assign(this, { log, passed: 0, failed: 0 });
-  }
-
-  async check(name, f) {
-    const start = Date.now();
-    try {
-      const note = await f();
-      this.passed++;
-      this.log(`ok ${name} (${Date.now() - start} ms)${typeof note === "string" ? `: ${note}` : ""}`);
-    } catch (e) {
-      this.failed++;
-      this.log(`FAIL ${name}: ${e?.stack ?? e}`);
+/**
+ * Records the GPUDevices the page or process creates from now on (wgpu asks navigator.gpu for an
+ * adapter, then the adapter for a device), so a check can lose them as a GPU reset would:
+ * `loseDevice()` destroys every device created since. Call before the contexts are made.
+ */
+export function captureDevices() {
+  const devices = [];
+  const gpu = navigator.gpu;
+  const requestAdapter = gpu.requestAdapter.bind(gpu);
+  gpu.requestAdapter = async (...args) => {
+    const adapter = await requestAdapter(...args);
+    if (adapter) {
+      const requestDevice = adapter.requestDevice.bind(adapter);
+      adapter.requestDevice = async (...a) => {
+        const device = await requestDevice(...a);
+        devices.push(device);
+        return device;
+      };
     }
-  }
+    return adapter;
+  };
+  return () => {
+    if (!devices.length) throw new Error("no GPUDevice was created after captureDevices()");
+    for (const device of devices) device.destroy();
+  };
 }
 
 const assert = (ok, message) => {
@@ -113,7 +122,7 @@ export function corruptPoint(zkey, type, pointBytes) {
  * kernels its other checks compiled). Returns the Tally.
  */
 export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = console.log, keys = TEST_KEYS, options = {},
-  groups: accelerated = TEST_GROUPS }) {
+  groups: accelerated = TEST_GROUPS, loseDevice }) {
   const tally = new Tally(log);
   const t = (name, f) => tally.check(name, f);
   const curves = {
@@ -262,5 +271,29 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
       fresh.restore();
     }
   });
+
+  // A GPU reset during a proof: the MSM that meets the lost device runs on snarkjs' CPU path
+  // (counted in fallbacks), later ones on a new device, and the proof verifies. Needs
+  // `loseDevice` (captureDevices, installed before the checks' context was made).
+  if (loseDevice) {
+    await t("bn128 groth16: a device lost during a proof falls back to the CPU for that MSM, and the proof verifies", async () => {
+      const warnings = [];
+      const lossy = await accelerateSnarkjs(snarkjs, {
+        ...options, minPoints: 0, groups: { bn128: ["G1"] }, warn: (w) => warnings.push(w),
+      });
+      try {
+        loseDevice();
+        const p = paths(bn);
+        const { proof, publicSignals } = await snarkjs.groth16.fullProve(circuitInput(bn.circuit, bn.log, 7), await file(p.wasm), await file(p.zkey("groth16")));
+        assert(await snarkjs.groth16.verify(await json(p.vkey("groth16")), publicSignals, proof), "the proof does not verify");
+        const s = lossy.stats();
+        assert(s.fallbacks >= 1, `stats().fallbacks is ${s.fallbacks}: ${JSON.stringify(s)}`);
+        assert(warnings.some((w) => /device lost/i.test(w)), `no warning names the lost device: ${JSON.stringify(warnings)}`);
+        return `${s.fallbacks} fallback(s), ${s.gpuCalls} MSMs on a new device: ${warnings[0]}`;
+      } finally {
+        lossy.restore();
+      }
+    });
+  }
   return tally;
 }

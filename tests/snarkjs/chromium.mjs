@@ -4,16 +4,11 @@
 // Usage: node tests/snarkjs/chromium.mjs URL...
 // A page whose #result says {noAdapter: true} fails when CI=true and is skipped elsewhere.
 import { chromium } from "playwright-core";
+import { chromiumLaunchOptions } from "../../scripts/chromium-options.mjs";
 
 const TIMEOUT_MS = 15 * 60 * 1000;
 const ci = process.env.CI === "true";
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
-    "--use-vulkan=swiftshader", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run"],
-});
+const browser = await chromium.launch(chromiumLaunchOptions());
 
 let passed = 0, failed = 0, skipped = 0;
 try {

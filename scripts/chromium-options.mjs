@@ -1,0 +1,15 @@
+// How every playwright-core driver of this repository launches Debian's Chromium: headless,
+// never a downloaded browser, WebGPU on SwiftShader's Vulkan (the software GPU of CI), or with
+// WebGPU switched off (`{ webgpu: false }`, for the pages' "WebGPU unavailable" checks).
+// Plain data, so that each driver passes it to the playwright-core of its own node_modules.
+export function chromiumLaunchOptions({ webgpu = true } = {}) {
+  const gpu = webgpu
+    ? ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader", "--use-vulkan=swiftshader"]
+    : ["--disable-features=WebGPU,Vulkan"];
+  return {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", ...gpu, "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      "--no-first-run"],
+  };
+}
