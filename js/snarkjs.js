@@ -74,7 +74,7 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
     G.multiExpAffine = async function multiExpAffine(bases, scalars, logger, name, ...rest) {
       const n = Math.floor(bases.byteLength / (2 * G.F.n8));
       const usable = active && n > 0 && n >= minPoints && bases.byteLength === n * 2 * G.F.n8 &&
-        scalars.byteLength === n * SCALAR_BYTES;
+        scalars.byteLength === n * SCALAR_BYTES && fitsOneBuffer(bases) && fitsOneBuffer(scalars);
       if (!usable) {
         if (active) {
           counts.cpuCalls += 1;
@@ -185,9 +185,15 @@ function jacobian(G, affine) {
   return point;
 }
 
-// A Uint8Array, or the contents of an ffjavascript BigBuffer (pages of 1 GiB).
+// A Uint8Array, or the contents of an ffjavascript BigBuffer of one page (1 GiB).
 function bytes(buffer) {
   return buffer instanceof Uint8Array ? buffer : buffer.slice(0, buffer.byteLength);
+}
+
+// Whether `bytes` gives one Uint8Array: a BigBuffer of several pages (past 1 GiB, more than
+// WebAssembly's memory would hold beside everything else) stays on snarkjs' CPU path.
+function fitsOneBuffer(buffer) {
+  return buffer instanceof Uint8Array || (buffer.buffers?.length ?? 0) <= 1;
 }
 
 // Errors that say the bases are not valid points: these fail the proof instead of falling back

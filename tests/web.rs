@@ -71,7 +71,7 @@ async fn settled(promise: Promise) -> Result<Vec<u8>, String> {
 
 /// `msm` on the shared context.
 async fn gpu_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
-    settled(shared_context().await.msm(curve.into(), points.to_vec(), scalars.to_vec())).await
+    settled(shared_context().await.msm(curve.into(), points.to_vec(), scalars.to_vec(), None)).await
 }
 
 /// `msm` on the shared context, or (`on_context` false) the top-level `msm`, which creates a
@@ -79,7 +79,7 @@ async fn gpu_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, 
 async fn msm_on(on_context: bool, curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
     match on_context {
         true => gpu_msm(curve, points, scalars).await,
-        false => settled(msm(curve.into(), points.to_vec(), scalars.to_vec())).await,
+        false => settled(msm(curve.into(), points.to_vec(), scalars.to_vec(), None)).await,
     }
 }
 
@@ -89,7 +89,8 @@ async fn context_runs_on_browser_webgpu() {
     assert_eq!(ctx.backend(), "BrowserWebGpu", "the result must come from WebGPU, not a CPU path");
     assert!(!ctx.adapter_info().trim_matches(|c| c == ' ' || c == '/').is_empty());
     let (points, scalars) = inputs("ed-on-bls12-377", 20, 1);
-    let got = JsFuture::from(ctx.msm("ed-on-bls12-377".into(), points.clone(), scalars.clone())).await.expect("msm");
+    let got =
+        JsFuture::from(ctx.msm("ed-on-bls12-377".into(), points.clone(), scalars.clone(), None)).await.expect("msm");
     assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), reference("ed-on-bls12-377", &points, &scalars));
 }
 
@@ -203,7 +204,7 @@ async fn promises_in_flight_on_one_context_each_get_their_own_result() {
     let promises: Array = calls
         .iter()
         .zip(&inputs)
-        .map(|(&(curve, _), (points, scalars))| ctx.msm(curve.into(), points.clone(), scalars.clone()))
+        .map(|(&(curve, _), (points, scalars))| ctx.msm(curve.into(), points.clone(), scalars.clone(), None))
         .collect();
     let results: Array = JsFuture::from(Promise::all(&promises))
         .await
@@ -226,7 +227,7 @@ async fn overlapping_promises_give_the_results_of_calls_one_after_another() {
     let ctx = shared_context().await;
     let inputs: Vec<(Vec<u8>, Vec<u8>)> = (0..k).map(|i| inputs(curve, 1 << log_size, 900 + i as u64)).collect();
     let expected: Vec<Vec<u8>> = inputs.iter().map(|(p, s)| reference(curve, p, s)).collect();
-    let start = |i: usize| ctx.msm(curve.into(), inputs[i].0.clone(), inputs[i].1.clone());
+    let start = |i: usize| ctx.msm(curve.into(), inputs[i].0.clone(), inputs[i].1.clone(), None);
     let bytes = |value: wasm_bindgen::JsValue| value.dyn_into::<Uint8Array>().expect("Uint8Array").to_vec();
     let at_once = || async {
         let promises: Array = (0..k).map(start).collect();
@@ -262,7 +263,7 @@ async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
     let (points, scalars) = inputs(curve, 40, 9);
     let expected = reference(curve, &points, &scalars);
-    let call = |ctx: &JsMsmContext| JsFuture::from(ctx.msm(curve.into(), points.clone(), scalars.clone()));
+    let call = |ctx: &JsMsmContext| JsFuture::from(ctx.msm(curve.into(), points.clone(), scalars.clone(), None));
     let got = call(&ctx).await.unwrap_or_else(|e| panic!("msm before the loss: {}", rejection_message(e)));
     assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), expected);
 
@@ -281,7 +282,7 @@ async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let message = rejection_message(after.await.expect_err("msm on a lost device must reject"));
     assert!(message.contains("GPU device lost"), "{message:?}");
     let (bls_points, bls_scalars) = inputs("bls12-377", 3, 10);
-    let never_compiled = JsFuture::from(ctx.msm("bls12-377".into(), bls_points, bls_scalars)).await;
+    let never_compiled = JsFuture::from(ctx.msm("bls12-377".into(), bls_points, bls_scalars, None)).await;
     let message = rejection_message(never_compiled.expect_err("a curve never compiled rejects too"));
     assert!(message.contains("GPU device lost"), "{message:?}");
 
