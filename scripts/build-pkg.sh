@@ -5,8 +5,8 @@
 #   bash scripts/build-pkg.sh --demo tests/js # with the cargo feature `demo` → tests/js/node_modules
 # `--demo` adds the `randomInputs` and `arkworksMsm` exports the demo page and the tests use.
 # Install DIR's own dependencies first: `npm install` there would prune the --no-save tarball.
-# Never downloads tools: `--mode no-install` makes wasm-pack use the wasm-bindgen on PATH (it must
-# match the wasm-bindgen version in Cargo.lock) and `--no-opt` skips wasm-opt (binaryen).
+# The wasm module is cargo's release build bound by wasm-bindgen (the CLI the browser tests need
+# anyway, at the version in Cargo.lock); no wasm-opt (binaryen), which nothing here downloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -19,27 +19,29 @@ fi
 
 need_node
 need_wasm_bindgen_cli
-need_wasm_pack
 
-wasm-pack build --target web --release --mode no-install --no-opt \
-    --out-dir pkg --out-name webgpu_msm -- "${features[@]}"
+cargo build --lib --release --target wasm32-unknown-unknown "${features[@]}"
+rm -rf pkg
+wasm-bindgen --target web --out-dir pkg --out-name webgpu_msm \
+    "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/webgpu_msm.wasm"
 
-# wasm-pack writes package.json from Cargo.toml; complete it for npm, and ship the licenses and
-# the snarkjs accelerator (a subpath export, webgpu-msm/snarkjs).
-cp LICENSE-MIT LICENSE-APACHE js/snarkjs.js js/snarkjs.d.ts pkg/
+# package.json from Cargo.toml's name, version and description; the README, the licenses and the
+# snarkjs accelerator (a subpath export, webgpu-msm/snarkjs) ship beside the module.
+cp README.md LICENSE-MIT LICENSE-APACHE js/snarkjs.js js/snarkjs.d.ts pkg/
+cargo metadata --format-version 1 --no-deps >pkg/.cargo-metadata.json
 node - <<'JS'
 const fs = require("fs");
 const file = "pkg/package.json";
-const p = JSON.parse(fs.readFileSync(file, "utf8"));
-if (p.name !== "webgpu-msm") {
-  console.error(`build-pkg: pkg/package.json has name '${p.name}', expected 'webgpu-msm'`);
-  process.exit(1);
-}
+const crate = JSON.parse(fs.readFileSync("pkg/.cargo-metadata.json", "utf8"))
+  .packages.find((p) => p.name === "webgpu-msm");
+fs.rmSync("pkg/.cargo-metadata.json");
+const p = { name: crate.name, type: "module", description: crate.description, version: crate.version };
 p.license = "MIT OR Apache-2.0";
 p.keywords = ["webgpu", "msm", "multi-scalar-multiplication", "elliptic-curve", "zk", "bn254",
   "bls12-381", "bls12-377", "wasm"];
 // Loading the module only defines functions; nothing runs until init().
 p.sideEffects = false;
+p.main = "webgpu_msm.js";
 p.types = "webgpu_msm.d.ts";
 p.files = ["webgpu_msm_bg.wasm", "webgpu_msm_bg.wasm.d.ts", "webgpu_msm.js", "webgpu_msm.d.ts",
   "snarkjs.js", "snarkjs.d.ts", "README.md", "LICENSE-MIT", "LICENSE-APACHE"];

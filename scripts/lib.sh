@@ -47,15 +47,6 @@ need_wasm_bindgen_cli() {
     fi
 }
 
-# wasm-pack 0.15.1 (`cargo install`, into ~/.cargo/bin).
-need_wasm_pack() {
-    export PATH="$HOME/.cargo/bin:$PATH"
-    if [ "$(wasm-pack --version 2>/dev/null)" != "wasm-pack 0.15.1" ]; then
-        echo "setup: installing wasm-pack 0.15.1"
-        cargo install wasm-pack --version 0.15.1 --locked
-    fi
-}
-
 # Chromium (headless, WebGPU on SwiftShader) and its ChromeDriver; also ships SwiftShader's
 # Vulkan driver, /usr/lib/chromium/vk_swiftshader_icd.json.
 need_chromium() {
