@@ -8,19 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
-# step COMMAND...: runs one step and prints how long it took and the CPU time it used (CI must
-# stay well inside its limit; CPU time ÷ wall time says how much of the machine a step keeps busy).
-# The step runs in a subshell that reports its own children's CPU time (`times`), so a lane
-# that ends and is reaped meanwhile is not counted in the other lane's step.
-step() {
-    local start=$SECONDS cpu_file
-    cpu_file=$(mktemp)
-    ("$@"; times >"$cpu_file")
-    local cpu
-    cpu=$(awk -F'[ms ]+' 'NR == 2 { printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }' "$cpu_file")
-    rm -f "$cpu_file"
-    echo "test.sh: $* took $((SECONDS - start)) s (CPU $cpu s)" >&2
-}
+# step COMMAND...: runs one step and prints its wall and CPU time and the peak memory of its
+# largest process (CI must stay well inside its limit; CPU time ÷ wall time says how much of the
+# machine a step keeps busy).
+step() { python3 scripts/measure.py test.sh "$@"; }
 
 bash scripts/setup-native.sh
 # What the browser and JS steps install from Debian, now: the two lanes below must not run apt at
@@ -31,16 +22,12 @@ need_node
 
 # Two lanes at once: the lavapipe steps keep about 1.8 cores of a 2-core machine busy, the
 # browser and JS steps about one (their CPU time ÷ wall time, BENCHMARKS.md), so one after the
-# other left a core idle for half the run. The second lane installs its two cargo tools first:
-# they build in directories of their own, beside the first lane's test build, which holds
+# other left a core idle for half the run. The second lane installs its cargo tool first:
+# it builds in a directory of its own, beside the first lane's test build, which holds
 # target/ (the wasm builds would wait for it). Its output is kept in a file and printed when
 # both are done.
-install_wasm_tools() {
-    need_wasm_bindgen_cli
-    need_wasm_pack
-}
 web_lane() {
-    step install_wasm_tools
+    step bash -c '. scripts/lib.sh && need_wasm_bindgen_cli'
     step bash scripts/test-web.sh
     step bash scripts/test-page.sh
     step bash scripts/test-node.sh
@@ -62,13 +49,17 @@ trap 'kill -- -$web 2>/dev/null || true; show_web_log " (stopped)"' EXIT
 
 # lavapipe is what a bare machine has; set WEBGPU_MSM_EXPECT_ADAPTER= (empty) to run on another GPU.
 # A test process keeps every context it opens, and lavapipe keeps each context's compiled
-# kernels in host memory: bn254-g2's tests alone peak at 13 GB, all curves in one process went
-# past this machine's 23 GB. So the G2 groups run in processes of their own (every test runs
-# once: the per-curve modules are named after the curve, e.g. bn254_g2::).
+# kernels in host memory: bn254-g2's tests alone peak at 13 GB. So each G2 group (a test module
+# per group, named after it, e.g. bn254_g2::, from the curve registry's for_each_curve!) runs in
+# a process of its own, found in the test binaries' list, and every other test in one more.
 lavapipe_test() { step env WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test -- "$@"; }
+cargo test --no-run
+mapfile -t g2_groups < <(cargo test -q -- --list 2>/dev/null | grep -o '[a-z0-9_]*_g2::' | sort -u)
+[ ${#g2_groups[@]} -gt 0 ] || { echo "test.sh: no G2 test groups found" >&2; exit 1; }
 lavapipe_test --skip _g2::
-lavapipe_test bn254_g2::
-lavapipe_test bls12_381_g2:: bls12_377_g2::
+for group in "${g2_groups[@]}"; do
+    lavapipe_test "$group"
+done
 step bash scripts/test-single-curve.sh bn254
 step bash scripts/test-swiftshader.sh
 
