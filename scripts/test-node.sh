@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Node.js test: the npm package in Node, with WebGPU from the `webgpu` npm package (Dawn's
-# dawn.node), running tests/js/checks.mjs (known answers, arkworks, bad inputs) on every curve,
+# dawn.node), running tests/js/checks.mjs (known answers, arkworks, bad inputs) on the curves given,
 # then on the same context tests/snarkjs/checks.mjs: Groth16, PLONK and fflonk proofs by snarkjs
 # with webgpu-msm/snarkjs (keys made by tests/snarkjs/setup.mjs the first time). `--no-snarkjs`
 # leaves those out.
@@ -23,7 +23,9 @@ if [ "${1:-}" = "--no-snarkjs" ]; then
 else
     install_snarkjs_deps
 fi
-# Default curves: those snarkjs uses (the snarkjs checks run on their compiled kernels); the
-# other curves run the same checks in Deno and the Web Worker.
-[ $# -gt 0 ] || set -- bn254 bls12-381 bn254-g2
+# Default curve: bn254. The snarkjs checks then run MSMs on bn254, bn254-g2 and bls12-381, each
+# compared with snarkjs' CPU result. The other curves run these checks in Deno (every curve but
+# the BLS12 G2 groups) and the Web Worker, and tests/web.rs in Chromium on the same Dawn and
+# SwiftShader: here they would compile their kernels once more, minutes each.
+[ $# -gt 0 ] || set -- bn254
 VK_ICD_FILENAMES="$icd" node tests/js/node-test.mjs $snarkjs "$@"

@@ -4,9 +4,8 @@
 # Usage: bash scripts/test-page.sh [log2 n, default 8] [curve...]
 # Default curves: ed-on-bls12-377 and bls12-377 (the main job's). The page is the same code for
 # every curve; each curve's MSMs in Chromium are checked against arkworks by tests/web.rs, and
-# bn254, bn254-g2 and bls12-381 through the package by the snarkjs pages
-# (scripts/test-snarkjs-browser.sh), so more curves here would only compile them again
-# (10-115 s each on SwiftShader).
+# bn254's through the package by the snarkjs pages (scripts/test-snarkjs-browser.sh), so more
+# curves here would only compile them again (10-115 s each on SwiftShader).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

@@ -1,8 +1,9 @@
 // The webgpu-msm npm package in Node.js, with WebGPU from the `webgpu` npm package (Dawn).
 // Usage (from scripts/test-node.sh): node tests/js/node-test.mjs [--snarkjs] [CURVE...]
 // --snarkjs: then tests/snarkjs/checks.mjs (real snarkjs proofs through webgpu-msm/snarkjs) on
-// the same context, whose kernels for bn254, bn254-g2 and bls12-381 the curves' checks compiled
-// (a context of its own would compile them again: minutes on SwiftShader).
+// the same context (a context of its own would compile bn254's kernels again: a minute on
+// SwiftShader), and without the check of the top-level msm()'s shared context, which Deno and the
+// Worker run.
 // Dawn needs a Vulkan driver it accepts: lavapipe lacks features Dawn requires, so the script
 // points VK_ICD_FILENAMES at SwiftShader's driver from Debian's chromium package.
 import { readFileSync } from "node:fs";
@@ -39,7 +40,10 @@ const snarkjsChecks = process.argv.includes("--snarkjs");
 // Before any context: the snarkjs checks lose the checks' device to test the CPU fallback.
 const loseDevice = snarkjsChecks ? (await import("../snarkjs/checks.mjs")).captureDevices() : undefined;
 const curves = process.argv.slice(2).filter((a) => a !== "--snarkjs");
-const tally = await runChecks(m, { ...(curves.length ? { curves } : {}), more: snarkjsChecks ? runSnarkjsChecks : undefined });
+const tally = await runChecks(m, {
+  ...(curves.length ? { curves } : {}),
+  ...(snarkjsChecks ? { more: runSnarkjsChecks, sharedContext: false } : {}),
+});
 if (snarkjsChecks) await (await import("../snarkjs/setup.mjs")).terminateCurves();
 /** tests/snarkjs's checks on `ctx`, with snarkjs from tests/snarkjs's own packages. */
 async function runSnarkjsChecks(ctx) {
