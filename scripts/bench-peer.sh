@@ -78,13 +78,8 @@ else
 fi
 # --disable-gpu-watchdog: the peer submits its whole MSM as one command buffer, minutes of
 # SwiftShader work. Chromium's own log goes to $build/chrome.log (GPU process crashes show there).
-cat > "$h/webdriver.json" <<EOF
-{"goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": ["--no-sandbox",
- "--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
- "--use-vulkan=swiftshader", "--disable-gpu-watchdog", "--disable-background-networking",
- "--disable-component-update", "--no-first-run", "--enable-logging",
- "--log-file=$build/chrome.log", "--v=0"]}}
-EOF
+node "$repo/scripts/chromium-options.mjs" webdriver --disable-gpu-watchdog --enable-logging \
+    "--log-file=$build/chrome.log" --v=0 >"$h/webdriver.json"
 browser_test() { # test name, log file
     (
         cd "$h"

@@ -9,7 +9,17 @@ export function chromiumLaunchOptions({ webgpu = true } = {}) {
   return {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--no-sandbox", ...gpu, "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    args: ["--no-sandbox", ...gpu, "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
       "--no-first-run"],
   };
+}
+
+// `node scripts/chromium-options.mjs webdriver [ARG...]` prints the same launch as the
+// webdriver.json of wasm-bindgen-test-runner (scripts/test-web.sh, scripts/bench-peer.sh write
+// it), with any extra Chromium arguments.
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "webdriver") {
+  const { executablePath, args } = chromiumLaunchOptions();
+  // wasm-bindgen-test-runner gives ChromeDriver "--headless" itself.
+  const options = { binary: executablePath, args: [...args, ...process.argv.slice(3)] };
+  console.log(JSON.stringify({ "goog:chromeOptions": options }, null, 2));
 }
