@@ -10,8 +10,8 @@
 //! run on hardware GPUs (packed, products one after another), `--field wide` the 32-bit one
 //! (`wide-gpu` with products one after another; `-R` after either: R rounds per loop);
 //! by default the context picks wide where the device has 64-bit integers. `--accumulation
-//! batch-affine|projective` fixes stage 3's accumulation on short Weierstrass curves. By default
-//! the context calibrates both on the curve's first use (the cold call) and prints what it
+//! projective|edwards|edwards-affine` fixes stage 3's accumulation (BLS12-377's Weierstrass or
+//! Edwards model). By default the context calibrates both on the curve's first use (the cold call) and prints what it
 //! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
 //! `--warm-calls N` adds N warm calls back to back (median, fastest and each one in order):
 //! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
@@ -86,11 +86,10 @@ fn main() {
     let accumulation = match value("--accumulation").as_deref() {
         None => None,
         Some("projective") => Some(Accumulation::Projective),
-        Some("batch-affine") => Some(Accumulation::BatchAffine),
         Some("edwards") => Some(Accumulation::Edwards),
         Some("edwards-affine") => Some(Accumulation::EdwardsAffine),
         Some(other) => {
-            eprintln!("unknown --accumulation {other}: use projective, batch-affine, edwards or edwards-affine");
+            eprintln!("unknown --accumulation {other}: use projective, edwards or edwards-affine");
             std::process::exit(2);
         }
     };

@@ -221,21 +221,6 @@ fn point_double(p: Point) -> Point {
     return Point(field_double(m2.r[3]), y3, m2.r[1]);
 }
 
-// Affine p + q (or 2p when `double`, then q = p) given 1/(x_q − x_p) (or 1/(2·y_p)): the
-// batch-affine accumulation shares the inversion among many additions. 4 multiplications, plus
-// 1 for the numerator 3x² of a doubling.
-fn affine_add(p: Stored, q: Stored, inverse: Field, double: bool) -> Stored {
-    var numerator = field_sub(q.y, p.y);
-    if (double) {
-        let xx = field_mul(p.x, p.x);
-        numerator = field_add(field_double(xx), xx);
-    }
-    let lambda = field_mul(numerator, inverse);
-    let x = field_sub(field_sub(field_mul(lambda, lambda), p.x), q.x);
-    let y = field_sub(field_mul(lambda, field_sub(p.x, x)), p.y);
-    return Stored(x, y);
-}
-
 // The projective point of an affine one.
 fn point_from_affine(q: Stored) -> Point {
     return Point(q.x, q.y, FIELD_ONE);

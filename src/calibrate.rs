@@ -26,13 +26,13 @@
 //!   ([`MulForm::for_device`]), because llvmpipe needs it to stay within its loop budget; except
 //!   that SwiftShader runs the BLS12 G2 groups unbatched (its compiler crashes on them batched),
 //!   and lavapipe accumulates the G1 groups' buckets one product at a time (`Step::form`).
-//! - **Accumulation** (short Weierstrass curves): one pass of [`CALIBRATION_POINTS`] random
-//!   points runs with each accumulation, and the faster is kept. It compiles the curve's
-//!   pipelines once per candidate, so it runs only where the pass is predicted (from the rate
-//!   measured for the form and the cost model) to take at most the context's calibration budget
-//!   ([`MsmContext::with_calibration_budget`], default [`DEFAULT_CALIBRATION_BUDGET`]): hardware
-//!   GPUs. Slower devices (the software GPUs, lavapipe and SwiftShader, where batch-affine
-//!   measured 1.1–3.8× slower; BENCHMARKS.md) keep the first candidate unmeasured, and so do
+//! - **Accumulation** (curves with a twisted Edwards model: BLS12-377): one pass of
+//!   [`CALIBRATION_POINTS`] random points runs with each accumulation, and the faster is kept.
+//!   It compiles the curve's pipelines once per candidate, so it runs only where the pass is
+//!   predicted (from the rate measured for the form and the cost model) to take at most the
+//!   context's calibration budget ([`MsmContext::with_calibration_budget`], default
+//!   [`DEFAULT_CALIBRATION_BUDGET`]): hardware GPUs. Slower devices (the software GPUs, lavapipe
+//!   and SwiftShader) keep the first candidate unmeasured, and so do
 //!   devices where the form was not measured (browsers, which lack 64-bit integers, and
 //!   contexts with a fixed form): there is no rate to predict from, and measuring one would cost
 //!   every page load a compilation. The first candidate is [`Accumulation::Projective`], but on
@@ -146,7 +146,7 @@ impl Candidates {
                     true => [Accumulation::EdwardsAffine, Accumulation::Edwards],
                     false => [Accumulation::Edwards, Accumulation::EdwardsAffine],
                 };
-                let mut all = [edwards[0], edwards[1], Accumulation::Projective, Accumulation::BatchAffine]
+                let mut all = [edwards[0], edwards[1], Accumulation::Projective]
                     .map(|accumulation| accumulation.on(spec))
                     .to_vec();
                 all.dedup();
@@ -803,7 +803,7 @@ mod stored {
             let path = dir.join(super::FILE_NAME);
             let candidates = Candidates {
                 forms: vec![MulForm::WIDE, MulForm::ROLLED],
-                accumulations: vec![Accumulation::Projective, Accumulation::BatchAffine],
+                accumulations: vec![Accumulation::Edwards, Accumulation::EdwardsAffine],
                 benchmark: Bench::AddStored,
             };
             assert_eq!(load_from(&path, "key", spec, &candidates), None);
@@ -813,11 +813,10 @@ mod stored {
                 form_benchmark: bench,
                 accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
             };
-            let (projective, batch_affine) = (Accumulation::Projective, Accumulation::BatchAffine);
-            let first = measured(MulForm::WIDE, projective, Bench::FieldMul, [1.5e7, 3.25e6], vec![]);
-            let second =
-                measured(MulForm::ROLLED, batch_affine, Bench::AddStored, [1.0 / 3.0, 2.0], vec![0.075, 0.0125]);
-            let other = measured(MulForm::WIDE, batch_affine, Bench::FieldMul, [1.0, 2.0], vec![2.0, 1.0]);
+            let (extended, affine) = (Accumulation::Edwards, Accumulation::EdwardsAffine);
+            let first = measured(MulForm::WIDE, extended, Bench::FieldMul, [1.5e7, 3.25e6], vec![]);
+            let second = measured(MulForm::ROLLED, affine, Bench::AddStored, [1.0 / 3.0, 2.0], vec![0.075, 0.0125]);
+            let other = measured(MulForm::WIDE, affine, Bench::FieldMul, [1.0, 2.0], vec![2.0, 1.0]);
             save_to(&path, "key", spec, &candidates, &first);
             assert_eq!(load_from(&path, "key", spec, &candidates), Some(first));
             std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"garbage line\n").unwrap();

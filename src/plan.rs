@@ -66,13 +66,6 @@ pub fn force_hardware_chunk_len(chunk_len: Option<u32>) -> bool {
 /// its segment's few dozen, of at most about 13 loop back-edges each stay within llvmpipe's
 /// 65535 per invocation, and bound that serial chain on every GPU.
 pub const MAX_CHUNKS_PER_WINDOW: u32 = 4096;
-/// Batch-affine accumulation: step threads aimed for (each shares one inversion among its
-/// chunks, so fewer threads amortize it better; enough must remain to fill the device).
-pub const AFFINE_TARGET_THREADS: u32 = 256;
-/// Fewest chunks sharing one inversion.
-pub const MIN_AFFINE_BATCH: u32 = 32;
-/// Most chunks sharing one inversion (beyond it the inversion is a small share anyway).
-pub const MAX_AFFINE_BATCH: u32 = 256;
 /// Affine Edwards bases: stored points one `normalize_points` thread divides by their Z with
 /// one shared inversion (`NORMALIZE_BATCH` in `shaders/common.wgsl`). An inversion costs about
 /// 450 multiplications on BLS12-377's field, so 1.8 per point, beside the 7 of the division; the
@@ -111,9 +104,6 @@ pub struct Plan {
     pub chunk_len: u32,
     /// Accumulation threads per window C = ceil(n / S).
     pub chunks_per_window: u32,
-    /// Batch-affine accumulation (short Weierstrass curves): chunks per step thread, whose
-    /// additions share one field inversion.
-    pub affine_batch: u32,
     /// [`Plan::POINTS_MONTGOMERY`] and [`Plan::SCALARS_MONTGOMERY`] bits: which uploads hold
     /// arkworks' Montgomery form (the Rust API) rather than canonical integers (the bytes API).
     pub inputs: u32,
@@ -144,7 +134,7 @@ impl Plan {
 
     /// This plan for `sets` scalar sets over its points ([`Plan::sets`]).
     pub fn with_sets(self, sets: u32) -> Self {
-        Plan { sets, ..self }.with_affine_batch()
+        Plan { sets, ..self }
     }
 
     /// The plan as a device with field form `form` runs it. Software GPUs (batched products) run
@@ -195,7 +185,6 @@ impl Plan {
             chunks_per_window,
             ..self
         }
-        .with_affine_batch()
     }
 
     /// Entries per accumulation chunk for `n` points in windows of `num_buckets` buckets: about
@@ -222,13 +211,11 @@ impl Plan {
             segment_len: num_buckets / segments,
             chunk_len,
             chunks_per_window: n.div_ceil(chunk_len),
-            affine_batch: 0,
             inputs: 0,
             sets: 1,
             fold: 1,
             carry_group: 1,
         }
-        .with_affine_batch()
     }
 
     /// The plan for `m` points stored with `fold` multiples each ([`Plan::fold`]) and scalars
@@ -236,13 +223,10 @@ impl Plan {
     /// 1, [`Plan::choose`]).
     pub fn folded(m: u32, scalar_bits: u32, fold: u32) -> Self {
         (MIN_WINDOW_BITS..=MAX_WINDOW_BITS)
-            .map(|c| {
-                Plan {
-                    num_windows: (scalar_bits + 1).div_ceil(c * fold),
-                    fold,
-                    ..Plan::with_window(m * fold, scalar_bits, c)
-                }
-                .with_affine_batch()
+            .map(|c| Plan {
+                num_windows: (scalar_bits + 1).div_ceil(c * fold),
+                fold,
+                ..Plan::with_window(m * fold, scalar_bits, c)
             })
             .min_by_key(|p| p.folded_additions(scalar_bits))
             .expect("window range is not empty")
@@ -263,21 +247,9 @@ impl Plan {
         self.n / self.fold
     }
 
-    /// Sets [`Plan::affine_batch`]: as many chunks per thread as keeps at least
-    /// [`AFFINE_TARGET_THREADS`] step threads, within [`MIN_AFFINE_BATCH`]..=[`MAX_AFFINE_BATCH`].
-    fn with_affine_batch(mut self) -> Self {
-        self.affine_batch = (self.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH);
-        self
-    }
-
     /// Threads of `normalize_points`: one per [`NORMALIZE_BATCH`] points.
     pub fn normalize_threads(&self) -> u32 {
         self.n.div_ceil(NORMALIZE_BATCH)
-    }
-
-    /// Threads of one batch-affine step.
-    pub fn affine_step_threads(&self) -> u32 {
-        self.total_chunks().div_ceil(self.affine_batch)
     }
 
     /// The plan whose window minimizes the point additions counted by [`Plan::additions`].
@@ -409,10 +381,6 @@ mod tests {
                 // than carries for a combining thread (CARRY_GROUP at least).
                 assert!(split.carry_group >= CARRY_GROUP && split.carry_group.is_power_of_two());
                 assert!(split.chunks_per_window.div_ceil(split.carry_group) <= split.carry_group);
-                assert_eq!(
-                    split.affine_batch,
-                    (split.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH)
-                );
             }
         }
         // Prepared bases with F = 4 at 2^20: the chunks of a plain call's length.

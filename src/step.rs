@@ -61,9 +61,6 @@ pub enum Buffer {
     Partials,
     /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
     Carries,
-    /// Per-chunk state of batch-affine accumulation: affine running sum, Montgomery's-trick
-    /// prefix product, cursor, bucket, flags (`ChunkState` in `accumulate_affine.wgsl`).
-    ChunkStates,
     /// The lowest bad input point of each kind, which `convert_points` records and the host
     /// reads before it uses any result (`FAULT_*` in `common.wgsl`).
     Faults,
@@ -74,7 +71,7 @@ pub enum Buffer {
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 17] = [
+    pub const ALL: [Buffer; 16] = [
         Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawPointsHigh,
@@ -89,7 +86,6 @@ impl Buffer {
         Buffer::Buckets,
         Buffer::Partials,
         Buffer::Carries,
-        Buffer::ChunkStates,
         Buffer::Faults,
         Buffer::Prefixes,
     ];
@@ -110,15 +106,10 @@ impl Buffer {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Accumulation {
     /// Projective mixed additions (11 multiplications on short Weierstrass curves, 7 on twisted
-    /// Edwards), each thread an equal chunk of entries. What runs where calibration does not
-    /// time the accumulations ([`crate::calibrate`]); the fastest measured on every device so
-    /// far (BENCHMARKS.md).
+    /// Edwards), each thread an equal chunk of entries: what every curve without a twisted
+    /// Edwards model runs.
     #[default]
     Projective,
-    /// Batch-affine additions over the same chunks, one inversion shared by a batch of chunks
-    /// per step (6 multiplications plus a share of the inversion, but state kept in memory
-    /// between steps). Short Weierstrass curves only: twisted Edwards curves run `Projective`.
-    BatchAffine,
     /// Projective additions on the curve's twisted Edwards model, for short Weierstrass curves
     /// that have one (BLS12-377; [`crate::curve::EdwardsMap`]): stage 1 maps the points, stages
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
@@ -194,18 +185,8 @@ pub enum Step {
     ScanBucketCounts,
     /// Stage 2: scatter of point indices into the CSR entries of their buckets.
     ScatterEntries,
-    /// Stage 3 ([`Accumulation::Projective`], [`Accumulation::Edwards`]): bucket accumulation,
-    /// an equal chunk of entries per thread.
+    /// Stage 3: bucket accumulation, an equal chunk of entries per thread.
     AccumulateChunks,
-    /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's first point becomes its affine
-    /// running sum.
-    StartAffineChunks,
-    /// Stage 3 ([`Accumulation::BatchAffine`]): one batch-affine addition per chunk, one
-    /// inversion per thread's batch of chunks; dispatched `chunk_len − 1` times.
-    StepAffineChunks,
-    /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's last running sum into its bucket
-    /// or carry.
-    FinishAffineChunks,
     /// Stage 4, hardware GPUs only ([`Plan::carry_group`] > 1): each bucket's carries added up
     /// in groups, so no reduction thread adds a long chain of them.
     CombineCarries,
@@ -219,7 +200,7 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 14] = [
+    pub const ALL: [Step; 11] = [
         Step::ConvertPoints,
         Step::NormalizePoints,
         Step::PrecomputeMultiples,
@@ -228,9 +209,6 @@ impl Step {
         Step::ScanBucketCounts,
         Step::ScatterEntries,
         Step::AccumulateChunks,
-        Step::StartAffineChunks,
-        Step::StepAffineChunks,
-        Step::FinishAffineChunks,
         Step::CombineCarries,
         Step::BucketReduce,
         Step::SumWindows,
@@ -248,9 +226,6 @@ impl Step {
             Step::ScanBucketCounts => "scan_bucket_counts",
             Step::ScatterEntries => "scatter_entries",
             Step::AccumulateChunks => "accumulate_chunks",
-            Step::StartAffineChunks => "start_affine_chunks",
-            Step::StepAffineChunks => "step_affine_chunks",
-            Step::FinishAffineChunks => "finish_affine_chunks",
             Step::CombineCarries => "combine_carries",
             Step::BucketReduce => "bucket_reduce",
             Step::SumWindows => "sum_windows",
@@ -267,10 +242,6 @@ impl Step {
             Step::NormalizePoints => normalizes,
             Step::PrecomputeMultiples => false,
             Step::CombineCarries => !kernels.form.batched(),
-            Step::AccumulateChunks => accumulation != Accumulation::BatchAffine,
-            Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => {
-                accumulation == Accumulation::BatchAffine
-            }
             _ => true,
         })
     }
@@ -283,9 +254,7 @@ impl Step {
             }
             Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
-            // Batch-affine kernels on hardware GPUs compile this module for it.
             Step::AccumulateChunks | Step::CombineCarries => Stage::Smvp,
-            Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
             Step::BucketReduce | Step::SumWindows => Stage::BucketReduce,
         }
     }
@@ -329,8 +298,6 @@ impl Step {
     /// How many times the step is dispatched in a row.
     pub fn repeats(self, plan: &Plan) -> u32 {
         match self {
-            // The first entry of every chunk is loaded by StartAffineChunks.
-            Step::StepAffineChunks => plan.chunk_len - 1,
             Step::ConvertScalars => u32::from(plan.inputs & Plan::SCALARS_MONTGOMERY != 0),
             Step::CombineCarries => u32::from(plan.carry_group > 1),
             _ => 1,
@@ -384,34 +351,6 @@ impl Step {
                 (6, Carries, ReadWrite),
                 (8, PointsBack, Read),
             ],
-            Step::StartAffineChunks => &[
-                (0, Plan, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (3, Entries, Read),
-                (4, PointsFront, Read),
-                (7, ChunkStates, ReadWrite),
-                (8, PointsBack, Read),
-            ],
-            Step::StepAffineChunks => &[
-                (0, Plan, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (3, Entries, Read),
-                (4, PointsFront, Read),
-                (5, Buckets, ReadWrite),
-                (6, Carries, ReadWrite),
-                (7, ChunkStates, ReadWrite),
-                (8, PointsBack, Read),
-            ],
-            Step::FinishAffineChunks => &[
-                (0, Plan, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (5, Buckets, ReadWrite),
-                (6, Carries, ReadWrite),
-                (7, ChunkStates, Read),
-            ],
             Step::CombineCarries => {
                 &[(0, Plan, Read), (1, BucketStarts, Read), (2, BucketCounts, Read), (6, Carries, ReadWrite)]
             }
@@ -438,10 +377,7 @@ impl Step {
             Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.scalars_per_set()),
             // One workgroup per window.
             Step::ScanBucketCounts | Step::SumWindows => (plan.all_windows(), 1),
-            Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks | Step::CombineCarries => {
-                dispatch_size(plan.total_chunks())
-            }
-            Step::StepAffineChunks => dispatch_size(plan.affine_step_threads()),
+            Step::AccumulateChunks | Step::CombineCarries => dispatch_size(plan.total_chunks()),
             Step::BucketReduce => dispatch_size(plan.total_segments()),
         }
     }

@@ -65,14 +65,6 @@ pub fn shared_gpu_narrow_context() -> Option<&'static MsmContext> {
     CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::with_mul_form(MulForm::ROLLED_GPU)))).as_ref()
 }
 
-/// Like [`shared_context`], but with batch-affine bucket accumulation on short Weierstrass
-/// curves ([`Accumulation::BatchAffine`]), so that path is tested too.
-pub fn shared_batch_affine_context() -> Option<&'static MsmContext> {
-    static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    let with_affine = |ctx: MsmContext| ctx.with_accumulation(Accumulation::BatchAffine);
-    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()).map(with_affine))).as_ref()
-}
-
 /// Like [`shared_context`], but accumulating BLS12-377 on its Edwards model with extended
 /// stored points ([`Accumulation::Edwards`], what hardware GPUs and SwiftShader run unless
 /// calibration finds otherwise), so that path is tested on lavapipe too, whose default is

@@ -86,7 +86,7 @@ impl CurvePipelines {
     pub(crate) async fn compile(gpu: &Gpu, candidates: &[(&CurveSpec, Kernels)]) -> Result<Vec<Self>, MsmError> {
         let stages: Vec<Vec<StageCode>> = candidates.iter().map(|&(spec, kernels)| stages_of(spec, kernels)).collect();
         // Each distinct module once, with every step any candidate needs from it: candidates
-        // share most of their stages (projective and batch-affine accumulation differ in one).
+        // share the stages whose code is the same (transposition, scalar conversion).
         let mut modules: Vec<(&CurveSpec, StageCode)> = Vec::new();
         for (&(spec, _), codes) in candidates.iter().zip(&stages) {
             for code in codes {

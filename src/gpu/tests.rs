@@ -20,8 +20,7 @@ use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 
 use crate::testing::{
-    shared_batch_affine_context, shared_context, shared_gpu_form_context, shared_gpu_narrow_context,
-    shared_narrow_context, tests_every_form,
+    shared_context, shared_gpu_form_context, shared_gpu_narrow_context, shared_narrow_context, tests_every_form,
 };
 
 fn biguint(words: &[u32]) -> BigUint {
@@ -537,8 +536,7 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
     assert!(id(other.workspace()) == first_id && !other.covers(&large), "the largest free one, to grow");
 }
 
-/// Every test above on one curve, in both field forms (and batch-affine accumulation on short
-/// Weierstrass curves), where `tests_every_form` says so: the BLS12 G2 groups only in the default
+/// Every test above on one curve, in both field forms, where `tests_every_form` says so: the BLS12 G2 groups only in the default
 /// context's form, and their field and curve operations in hardware GPUs' form too.
 macro_rules! curve_tests {
     ($module:ident, $affine:ty) => {
@@ -580,10 +578,6 @@ macro_rules! curve_tests {
                     stages_match_cpu_models::<G>(shared_gpu_form_context(), 3000, Some(13), true);
                     stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
                     stages_match_cpu_models::<G>(shared_gpu_narrow_context(), 700, None, false);
-                }
-                if matches!(G::spec().model, CurveModel::ShortWeierstrassA0 { .. }) && tests_every_form::<G>() {
-                    stages_match_cpu_models::<G>(shared_batch_affine_context(), 700, None, false);
-                    stages_match_cpu_models::<G>(shared_batch_affine_context(), 500, None, true);
                 }
             }
 

@@ -2,7 +2,7 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::{Plan, MAX_SETS_PER_PASS};
-use crate::step::{Accumulation, Buffer, Kernels, Step};
+use crate::step::{Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
 use super::resident::PreparedPass;
@@ -41,11 +41,6 @@ impl BufferSizes {
             // window sums that are read back (`WINDOW_SUMS_REGION` in bucket_reduce.wgsl).
             Buffer::Partials => (WINDOW_SUMS_REGION * plan.total_segments() as u64 + windows) * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
-            // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
-            Buffer::ChunkStates => match kernels.accumulation.on(spec) {
-                Accumulation::BatchAffine => plan.total_chunks() as u64 * (3 * field + 16),
-                Accumulation::Projective | Accumulation::Edwards | Accumulation::EdwardsAffine => 0,
-            },
             Buffer::Faults => FAULTS_BYTES,
             Buffer::Prefixes => match spec.normalizes_stored_points() {
                 true => n * field,
@@ -340,12 +335,7 @@ mod tests {
         let limits = wgpu::Limits::default();
         for spec in crate::CurveId::ALL.iter().map(|id| id.spec()) {
             for form in [MulForm::WIDE, MulForm::ROLLED] {
-                for accumulation in [
-                    Accumulation::Projective,
-                    Accumulation::BatchAffine,
-                    Accumulation::Edwards,
-                    Accumulation::EdwardsAffine,
-                ] {
+                for accumulation in [Accumulation::Projective, Accumulation::Edwards, Accumulation::EdwardsAffine] {
                     let kernels = Kernels { form, accumulation };
                     let points = max_points(spec, kernels, &limits, 1);
                     assert!(points >= 1 << 20, "{} {kernels:?}: {points} points per pass", spec.name);

@@ -14,7 +14,6 @@
 //! arithmetic), and `stash` ([`stash`]: workgroup memory where an addition parks a value).
 
 use crate::curve::{CurveModel, CurveSpec};
-use crate::step::Accumulation;
 
 use super::field_gen::{self, MulForm};
 use super::{scalar_gen, stash};
@@ -29,11 +28,8 @@ pub enum Stage {
     ConvertScalars,
     /// Stage 2: CSR transposition (prefix scan of bucket counts, then scatter of point indices).
     Transpose,
-    /// Stage 3: sparse matrix–vector product, i.e. bucket accumulation (projective; twisted
-    /// Edwards curves).
+    /// Stage 3: sparse matrix–vector product, i.e. bucket accumulation.
     Smvp,
-    /// Stage 3 on short Weierstrass curves: batch-affine bucket accumulation.
-    AccumulateAffine,
     /// Stage 4: parallel running-sum bucket reduction.
     BucketReduce,
     /// Kernels that expose single field and curve operations to tests.
@@ -44,22 +40,15 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order (test kernels last).
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 7] = [
         Stage::ConvertAndDecompose,
         Stage::ConvertScalars,
         Stage::Transpose,
         Stage::Smvp,
-        Stage::AccumulateAffine,
         Stage::BucketReduce,
         Stage::TestOps,
         Stage::Benchmarks,
     ];
-
-    /// Whether the stage exists for the curve of `spec`: batch-affine accumulation only where
-    /// [`Accumulation::on`] allows it.
-    pub fn supports(self, spec: &CurveSpec) -> bool {
-        self != Stage::AccumulateAffine || Accumulation::BatchAffine.on(spec) == Accumulation::BatchAffine
-    }
 
     /// The template file name under `shaders/`.
     pub fn file(self) -> &'static str {
@@ -68,7 +57,6 @@ impl Stage {
             Stage::ConvertScalars => "convert_scalars.wgsl",
             Stage::Transpose => "transpose.wgsl",
             Stage::Smvp => "smvp.wgsl",
-            Stage::AccumulateAffine => "accumulate_affine.wgsl",
             Stage::BucketReduce => "bucket_reduce.wgsl",
             Stage::TestOps => "test_ops.wgsl",
             Stage::Benchmarks => "benchmarks.wgsl",
@@ -81,7 +69,6 @@ impl Stage {
             Stage::ConvertScalars => include_str!("../../shaders/convert_scalars.wgsl"),
             Stage::Transpose => include_str!("../../shaders/transpose.wgsl"),
             Stage::Smvp => include_str!("../../shaders/smvp.wgsl"),
-            Stage::AccumulateAffine => include_str!("../../shaders/accumulate_affine.wgsl"),
             Stage::BucketReduce => include_str!("../../shaders/bucket_reduce.wgsl"),
             Stage::TestOps => include_str!("../../shaders/test_ops.wgsl"),
             Stage::Benchmarks => include_str!("../../shaders/benchmarks.wgsl"),

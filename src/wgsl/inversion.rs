@@ -1,5 +1,5 @@
 //! `field_inv(a)` = a⁻¹ = a^(p−2) (Fermat): bases normalized after conversion, precomputed
-//! multiples, batch-affine bucket accumulation.
+//! multiples.
 //!
 //! Left to right over the exponent's 2-bit digits: two squarings per digit, then a product by
 //! a, a² or a³ for a digit that is not zero. The exponent's 32-bit words are generated here from
