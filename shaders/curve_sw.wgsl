@@ -54,8 +54,9 @@ fn point_is_identity(p: Point) -> bool {
 // src/wgsl/field_gen.rs): every other value stays below p, as additions, negations, mul_by_b3,
 // comparisons and storage need.
 // The multiplications are grouped into batches of independent products (field_mul_xK): with the
-// rolled multiplication each batch is one loop, and llvmpipe caps the loop iterations of an
-// invocation (see field_gen.rs), so fewer loops mean longer chains of additions per thread.
+// rolled multiplication each batch is one loop, and a software GPU caps the loop iterations of an
+// invocation (DeviceProfile::LOOP_BUDGET), so fewer loops mean longer chains of additions per
+// thread.
 
 // Second half shared by the three formulas: from t0 = 3·X1X2 (or 3·Y² for doubling), t1, t3, t4,
 // y3 = 3b·(…), z3 the sums of products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3,

@@ -76,6 +76,7 @@ pub use calibrate::Calibration;
 pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};
 pub use error::MsmError;
+pub use gpu::device_profile::DeviceProfile;
 #[cfg(not(target_arch = "wasm32"))]
 pub use multi::{Cost, MultiGpu, MultiPreparedBases, COST_SIZES};
 pub use prepared::{PrepareOptions, PreparedBases, MAX_PRECOMPUTE_FACTOR};

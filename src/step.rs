@@ -5,7 +5,7 @@
 //! its cost in [`crate::cost`].
 
 use crate::curve::{CurveModel, CurveSpec};
-use crate::plan::Plan;
+use crate::plan::{Plan, PlanShape};
 use crate::wgsl::{MulForm, Stage};
 
 /// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
@@ -115,16 +115,14 @@ pub enum Accumulation {
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
     /// maps the window sums back. Exact on every input: a pass that meets a point with no
     /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
-    /// runs again with `Projective`. The default on the curves that have it, but on the
-    /// software GPUs.
+    /// runs again with `Projective`. Where it runs by default, and where calibration weighs it,
+    /// is the device profile's [`crate::DeviceProfile::edwards_accumulations`].
     Edwards,
     /// [`Accumulation::Edwards`] with affine stored points: stage 1 divides each mapped point
     /// by its Z (`normalize_points`, one inversion per [`crate::plan::NORMALIZE_BATCH`] points),
     /// so a mixed addition takes 7 multiplications instead of 8 and loads three coordinates
     /// instead of four, for about 5 more multiplications per point in stage 1 and its share of
-    /// an inversion. The default on the software GPUs (llvmpipe, SwiftShader), whose few
-    /// threads take large batches; on hardware GPUs calibration measures it against the
-    /// others.
+    /// an inversion (see [`crate::DeviceProfile::edwards_accumulations`]).
     EdwardsAffine,
 }
 
@@ -145,13 +143,18 @@ impl Accumulation {
     }
 }
 
-/// How the shaders of a context are generated: the field form and the accumulation.
+/// How the shaders of a context are generated and its plans shaped: the field form, the
+/// accumulation and the plan shape (which the device profile chooses for the form,
+/// [`crate::DeviceProfile::plan_shape`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Kernels {
     /// Limbs and multiplication of field elements.
     pub form: MulForm,
     /// Stage 3's additions.
     pub accumulation: Accumulation,
+    /// How plans run their threads ([`Plan::shaped`]): spread plans also run
+    /// [`Step::CombineCarries`].
+    pub plan: PlanShape,
 }
 
 /// How a step uses a buffer it binds.
@@ -187,7 +190,7 @@ pub enum Step {
     ScatterEntries,
     /// Stage 3: bucket accumulation, an equal chunk of entries per thread.
     AccumulateChunks,
-    /// Stage 4, hardware GPUs only ([`Plan::carry_group`] > 1): each bucket's carries added up
+    /// Stage 4, spread plans only ([`Plan::carry_group`] > 1): each bucket's carries added up
     /// in groups, so no reduction thread adds a long chain of them.
     CombineCarries,
     /// Stage 4: running-sum bucket reduction into per-segment partial sums, adding every piece
@@ -233,15 +236,15 @@ impl Step {
     }
 
     /// The steps the curve of `spec` runs with `kernels`, in order (its pipelines; not
-    /// [`Step::PrecomputeMultiples`], which only some preparations need, nor on software GPUs
-    /// [`Step::CombineCarries`], whose plans keep groups of 1: see [`Plan::for_form`]).
+    /// [`Step::PrecomputeMultiples`], which only some preparations need, nor in compact plans
+    /// [`Step::CombineCarries`], whose groups of carries hold 1: see [`Plan::shaped`]).
     pub fn of(spec: &CurveSpec, kernels: Kernels) -> impl Iterator<Item = Step> {
         let accumulation = kernels.accumulation.on(spec);
         let normalizes = spec.running(accumulation).normalizes_stored_points();
         Step::ALL.into_iter().filter(move |step| match step {
             Step::NormalizePoints => normalizes,
             Step::PrecomputeMultiples => false,
-            Step::CombineCarries => !kernels.form.batched(),
+            Step::CombineCarries => kernels.plan == PlanShape::Spread,
             _ => true,
         })
     }
@@ -256,42 +259,6 @@ impl Step {
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
             Step::AccumulateChunks | Step::CombineCarries => Stage::Smvp,
             Step::BucketReduce | Step::SumWindows => Stage::BucketReduce,
-        }
-    }
-
-    /// The field form of the module that holds the step's pipeline for `spec`, in a context
-    /// whose kernels use `form`: that form, except on software GPUs (batched products):
-    /// - [`Step::SumWindows`] runs its multiplication one Montgomery round per loop iteration.
-    ///   Those drivers compile a pipeline at its first dispatch, one after another; a rolled
-    ///   multiplication saves about a third of this step's compilation (lavapipe, BLS12-381:
-    ///   0.94 → 0.66 s of a cold call), and its few dozen additions per window stay a small
-    ///   share of a warm call. So does [`Step::NormalizePoints`] (lavapipe, BLS12-377 at 2^16:
-    ///   0.5–0.7 s off a cold call, the step as fast), but not on SwiftShader
-    ///   ([`MulForm::ROLLED_SUBZERO`]), where one round per iteration took the step from about
-    ///   240 to 350 ms.
-    /// - SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates
-    ///   with straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): warm calls
-    ///   15% faster in Chromium at no cost in compilation, where every other kernel in that form
-    ///   (or the whole pipeline in it) compiled slower.
-    /// - lavapipe's form ([`MulForm::WIDE`]) accumulates the G1 groups' buckets one product at a
-    ///   time ([`MulForm::WIDE_GPU`]): llvmpipe keeps a single 64-bit-product multiplication's
-    ///   working set closer to its vector registers than a batch of three or four, and
-    ///   `accumulate_chunks` ran 17–28% faster on the 8-limb fields (bn254, ed-on-bls12-377),
-    ///   and within the noise on the 12-limb ones. One product per loop spends more of
-    ///   llvmpipe's 65,535 loop back-edges per invocation (see [`MulForm::batched`]): up to 23
-    ///   per entry, within the budget for the longest chunk a plan makes (2,048 entries;
-    ///   `plan.rs` tests it). The G2 groups keep their batches (unbatched, their cold calls took
-    ///   1–6 s longer and their warm calls were no faster).
-    ///
-    /// BENCHMARKS.md has the measurements. The storage layout is the same in all of them, so
-    /// each step reads what the one before wrote.
-    pub fn form(self, spec: &CurveSpec, form: MulForm) -> MulForm {
-        match (self, form) {
-            (Step::NormalizePoints, MulForm::ROLLED_SUBZERO) => form,
-            (Step::SumWindows | Step::NormalizePoints, _) if form.batched() => form.with_rounds(1),
-            (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
-            (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,
-            _ => form,
         }
     }
 

@@ -11,7 +11,7 @@ use webgpu_msm::{GpuCurve, MsmContext, MsmError, PrepareOptions};
 use webgpu_msm::testing::{
     shared_context as context, shared_gpu_form_context as gpu_form_context,
     shared_gpu_narrow_context as gpu_narrow_context, shared_narrow_context as narrow_context,
-    shared_swiftshader_form_context as swiftshader_form_context, swiftshader_form, tests_every_form,
+    shared_swiftshader_context as swiftshader_context, swiftshader_runs_its_own_form, tests_every_form,
 };
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
@@ -440,17 +440,17 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     }
 }
 
-/// Prepared bases with stored multiples in the plan hardware GPUs run (`Plan::for_form`): a
+/// Prepared bases with stored multiples in the plan hardware GPUs run (`Plan::shaped`, spread): a
 /// folded plan keeps an unfolded call's chunk length, so each window holds F times its chunks
 /// and one bucket's carries (all scalars equal) span several carry groups. Random and equal
-/// scalars, on the context of `ctx` (a hardware GPU's form on lavapipe).
+/// scalars, on the context of `ctx` (the hardware profile on this adapter).
 fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
     use webgpu_msm::plan::{Plan, CARRY_GROUP};
     let Some(ctx) = ctx else { return };
     let (n, factor) = (4096, 4);
-    let form = pollster::block_on(ctx.calibration::<G>()).expect("calibrates").kernels.form;
+    let shape = pollster::block_on(ctx.calibration::<G>()).expect("calibrates").kernels.plan;
     // As `prepare` plans a pass of bases (for scalars of up to 256 bits).
-    let plan = Plan::folded(n as u32, 256, factor).for_form(form);
+    let plan = Plan::folded(n as u32, 256, factor).shaped(shape);
     assert!(plan.chunks_per_window > 2 * CARRY_GROUP, "several carry groups per bucket: {plan:?}");
     let mut rng = StdRng::seed_from_u64(13);
     let points = random_points::<G>(n, &mut rng);
@@ -536,14 +536,14 @@ macro_rules! curve_tests {
                 super::edge_cases::<G>(narrow_context());
             }
 
-            /// The form SwiftShader runs the curve in where no other context here runs it
+            /// SwiftShader's profile where it runs the curve in a form no other context here runs
             /// (ed-on-bls12-377's straight-line product-scanned accumulation, the other G1
-            /// curves' batched products each in its own loop), on lavapipe: the same answers
-            /// on a second driver.
+            /// curves' batched products each in its own loop), on this adapter: the same
+            /// answers as on a second driver.
             #[test]
             fn edge_cases_in_swiftshaders_form() {
-                if let Some(form) = swiftshader_form(G::spec()) {
-                    super::edge_cases::<G>(swiftshader_form_context(form));
+                if swiftshader_runs_its_own_form(G::spec()) {
+                    super::edge_cases::<G>(swiftshader_context());
                 }
             }
 

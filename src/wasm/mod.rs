@@ -183,8 +183,8 @@ impl JsMsmContext {
     /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
     /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, batched: boolean,
     /// accumulation: "projective" | "edwards" | "edwards-affine" }`. Browsers lack 64-bit
-    /// integers, so `limbBits` is 13; products are batched on software GPUs (SwiftShader, llvmpipe), one
-    /// after another on hardware GPUs.
+    /// integers, so `limbBits` is 13; products are batched on software GPUs, one after another
+    /// on hardware GPUs (the device profile's, [`crate::DeviceProfile::batch_products`]).
     #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
     pub fn kernels(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
         let inner = self.inner.clone();
