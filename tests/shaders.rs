@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::{mont_mul_limbs, mont_mul_scanned};
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
+use webgpu_msm::wgsl::compose::Define;
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
 use webgpu_msm::wgsl::stash::stashes;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
@@ -61,16 +62,25 @@ fn every_composed_shader_validates_with_naga() {
     }
 }
 
-/// A form constant (a `const NAME: bool` the generated code declares) chooses code through the
-/// composer's `#if NAME` blocks, never through a WGSL branch: drivers inline every function
-/// before they drop a constant branch, so each caller compiled the dead arm's products too (4–23×
-/// the compile time on ACO; BENCHMARKS.md). No composed module branches on one.
+/// A define chooses code through the composer's `#if NAME` blocks, never through a WGSL
+/// branch: drivers inline every function before they drop a constant branch, so each caller
+/// compiled the dead arm's products too (4–23× the compile time on ACO; BENCHMARKS.md). No
+/// composed module names a define outside a comment (the composer decides, in Rust), and none
+/// branches on a `const NAME: bool` the generated code declares.
 #[test]
 fn no_composed_shader_branches_on_a_form_constant() {
     let is_identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
     for (spec, form) in cases() {
         for stage in Stage::ALL {
             let source = compose(spec, stage, form);
+            for line in source.lines() {
+                let code = line.split("//").next().unwrap_or_default();
+                let words: Vec<&str> = code.split(|c: char| !is_identifier(c)).collect();
+                for define in Define::ALL {
+                    let what = format!("{} {stage:?} {form:?}: `{}`", spec.name, line.trim());
+                    assert!(!words.contains(&define.name()), "{what} names {}", define.name());
+                }
+            }
             let constants: Vec<&str> = source
                 .lines()
                 .filter_map(|line| line.trim().strip_prefix("const ")?.split_once(": bool = ").map(|(name, _)| name))
