@@ -7,8 +7,8 @@
 //! `--curve bls12-377-edwards` compiles BLS12-377 on its twisted Edwards model,
 //! `bls12-377-edwards-affine` the same with affine stored points.
 //!
-//! `--field narrow|wide` compiles the form a context would use on this adapter
-//! ([`MulForm::for_device`]: products one after another on hardware GPUs, batched on software
+//! `--field narrow|wide` compiles the form a context would use on this adapter (its
+//! [`DeviceProfile`]'s: products one after another on hardware GPUs, batched on software
 //! ones); `narrow-batched` and `wide-batched` force the batched forms.
 //!
 //! Without `--entry` every entry point of every stage of the curve (or of `--stage`) is compiled in
@@ -18,7 +18,7 @@
 use std::time::Instant;
 
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveId, CurveSpec};
+use webgpu_msm::{CurveId, CurveSpec, DeviceProfile};
 
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -51,19 +51,17 @@ fn main() {
     };
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
-    let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    let info = adapter.get_info();
+    let profile = DeviceProfile::for_adapter(info.device_type, &info.name, true);
     let form = match value("--field").as_deref().unwrap_or("narrow") {
-        "narrow" => MulForm::for_device(software, false),
-        "wide" => MulForm::for_device(software, true),
+        "narrow" => profile.narrow_form(spec),
+        "wide" => profile.wide_form(),
         "narrow-batched" => MulForm::ROLLED,
         "wide-batched" => MulForm::WIDE,
         other => panic!("unknown --field {other}"),
     };
-    let stages: Vec<Stage> = Stage::ALL
-        .into_iter()
-        .filter(|s| s.supports(spec))
-        .filter(|s| value("--stage").is_none_or(|f| s.file() == f))
-        .collect();
+    let stages: Vec<Stage> =
+        Stage::ALL.into_iter().filter(|s| value("--stage").is_none_or(|f| s.file() == f)).collect();
 
     let features = if form.needs_int64() { wgpu::Features::SHADER_INT64 } else { wgpu::Features::empty() };
     let (device, _queue) = pollster::block_on(

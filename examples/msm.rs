@@ -6,12 +6,14 @@
 //!
 //! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
 //! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
-//! forces the 13-bit-limb form browsers run on software GPUs, `--field narrow-gpu` the one they
-//! run on hardware GPUs (packed, products one after another), `--field wide` the 32-bit one
-//! (`wide-gpu` with products one after another; `-R` after either: R rounds per loop);
-//! by default the context picks wide where the device has 64-bit integers. `--accumulation
-//! batch-affine|projective` fixes stage 3's accumulation on short Weierstrass curves. By default
-//! the context calibrates both on the curve's first use (the cold call) and prints what it
+//! forces the 13-bit-limb form browsers run on software GPUs, `--field narrow-unbatched` the one
+//! they run on hardware GPUs (packed, products one after another), `narrow-loops` batched
+//! products each in its own loop, `--field wide` the 32-bit one (`wide-unbatched` with products
+//! one after another; `-R` after any: R rounds per loop); by default the context picks wide
+//! where the device has 64-bit integers. `--device-profile hardware|llvmpipe|swiftshader` runs
+//! that preset's device rules (`webgpu_msm::DeviceProfile`) on this adapter. `--accumulation
+//! projective|edwards|edwards-affine` fixes stage 3's accumulation (BLS12-377's Weierstrass or
+//! Edwards model). By default the context calibrates both on the curve's first use (the cold call) and prints what it
 //! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
 //! `--warm-calls N` adds N warm calls back to back (median, fastest and each one in order):
 //! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
@@ -35,15 +37,20 @@ use webgpu_msm::inputs::random_points;
 use webgpu_msm::profile::Profile;
 use webgpu_msm::step::Accumulation;
 use webgpu_msm::wgsl::MulForm;
-use webgpu_msm::{Calibration, CurveFn, CurveId, GpuCurve, MsmContext, MsmError, PrepareOptions};
+use webgpu_msm::{Calibration, CurveFn, CurveId, DeviceProfile, GpuCurve, MsmContext, MsmError, PrepareOptions};
 
 /// `--field`'s form families: the name and form of each, which `NAME-R` takes with R rounds per
-/// loop. A family comes before those whose names begin its own.
-const FIELD_FAMILIES: [(&str, MulForm); 5] = [
-    ("narrow-subzero", MulForm::ROLLED_SUBZERO),
-    ("narrow-gpu", MulForm::ROLLED_GPU),
+/// loop. A family comes before those whose names begin its own. `narrow-subzero`, `narrow-gpu`
+/// and `wide-gpu` are the earlier names of `narrow-loops`, `narrow-unbatched` and
+/// `wide-unbatched`.
+const FIELD_FAMILIES: [(&str, MulForm); 8] = [
+    ("narrow-loops", MulForm::Rolled { rounds: 5, batched: true, interleaved: false }),
+    ("narrow-subzero", MulForm::Rolled { rounds: 5, batched: true, interleaved: false }),
+    ("narrow-unbatched", MulForm::Rolled { rounds: 5, batched: false, interleaved: false }),
+    ("narrow-gpu", MulForm::Rolled { rounds: 5, batched: false, interleaved: false }),
     ("narrow", MulForm::ROLLED),
-    ("wide-gpu", MulForm::WIDE_GPU),
+    ("wide-unbatched", MulForm::Wide { rounds: 4, batched: false }),
+    ("wide-gpu", MulForm::Wide { rounds: 4, batched: false }),
     ("wide", MulForm::WIDE),
 ];
 
@@ -68,11 +75,17 @@ fn main() {
     let profile = args.iter().any(|a| a == "--profile");
     let form = value("--field").map(|name| {
         field_form(&name).unwrap_or_else(|| {
-            eprintln!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-subzero or narrow-subzero-R (each batched product in its own loop), narrow-gpu or narrow-gpu-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-gpu or wide-gpu-R (products one after another)");
+            eprintln!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-loops or narrow-loops-R (each batched product in its own loop), narrow-unbatched or narrow-unbatched-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-unbatched or wide-unbatched-R (products one after another)");
             std::process::exit(2);
         })
     });
     let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
+    let device_profile = value("--device-profile").map(|name| {
+        DeviceProfile::ALL.into_iter().find(|p| p.name == name).unwrap_or_else(|| {
+            eprintln!("unknown --device-profile {name}: use hardware, llvmpipe or swiftshader");
+            std::process::exit(2);
+        })
+    });
     let profile_cold = args.iter().any(|a| a == "--profile-cold");
     let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));
     let prepared: Option<u32> = value("--prepared").map(|v| v.parse().expect("--prepared takes a precompute factor"));
@@ -86,11 +99,10 @@ fn main() {
     let accumulation = match value("--accumulation").as_deref() {
         None => None,
         Some("projective") => Some(Accumulation::Projective),
-        Some("batch-affine") => Some(Accumulation::BatchAffine),
         Some("edwards") => Some(Accumulation::Edwards),
         Some("edwards-affine") => Some(Accumulation::EdwardsAffine),
         Some(other) => {
-            eprintln!("unknown --accumulation {other}: use projective, batch-affine, edwards or edwards-affine");
+            eprintln!("unknown --accumulation {other}: use projective, edwards or edwards-affine");
             std::process::exit(2);
         }
     };
@@ -101,8 +113,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let ok =
-        curve.call(Run { log_size, profile, profile_cold, form, accumulation, calibrate_all, warm_calls, prepared });
+    let ok = curve.call(Run {
+        log_size,
+        profile,
+        profile_cold,
+        form,
+        device_profile,
+        accumulation,
+        calibrate_all,
+        warm_calls,
+        prepared,
+    });
     std::process::exit(if ok { 0 } else { 1 });
 }
 
@@ -112,6 +133,7 @@ struct Run {
     profile: bool,
     profile_cold: bool,
     form: Option<MulForm>,
+    device_profile: Option<DeviceProfile>,
     accumulation: Option<Accumulation>,
     calibrate_all: bool,
     warm_calls: usize,
@@ -144,7 +166,17 @@ fn median(times: &mut [std::time::Duration]) -> std::time::Duration {
 }
 
 fn run<G: GpuCurve>(settings: &Run) -> bool {
-    let Run { log_size, profile, profile_cold, form, accumulation, calibrate_all, warm_calls, prepared } = *settings;
+    let Run {
+        log_size,
+        profile,
+        profile_cold,
+        form,
+        device_profile,
+        accumulation,
+        calibrate_all,
+        warm_calls,
+        prepared,
+    } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
     let n = 1usize << log_size;
@@ -161,6 +193,11 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
             Some(form) => MsmContext::with_mul_form(form).await,
             None => MsmContext::new().await,
         }
+        .map(|ctx| match device_profile {
+            // The preset's rules, with 64-bit integers where the device has them.
+            Some(device_profile) => ctx.with_profile(device_profile.with_int64(true)),
+            None => ctx,
+        })
         .map(|ctx| match accumulation {
             Some(accumulation) => ctx.with_accumulation(accumulation),
             None => ctx,

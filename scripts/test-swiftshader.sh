@@ -4,8 +4,8 @@
 # Arguments go to the test binary as name filters. By default, on every G1 curve, the tests whose
 # kernels SwiftShader runs by default (its 13-bit form, the accumulation its calibration picks):
 # sizes, edge cases, skew, a 70,000-point bucket, prepared bases, the default context and bad
-# inputs; bn254-g2's edge cases in 13-bit limbs; the adapter check. The other forms (hardware GPUs',
-# batch-affine) and the host's plans (passes, batches, precomputed bases) run on lavapipe
+# inputs; bn254-g2's edge cases in 13-bit limbs; the adapter check. The other forms (hardware
+# GPUs') and the host's plans (passes, batches, precomputed bases) run on lavapipe
 # (scripts/test.sh): here they compiled their own kernels for about six of CI's minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -63,7 +63,7 @@ const OP_LAST: u32 = 4u;    // sum += scaled
 // they live in memory, partials[id + STATE_* · K·T], and each addition loads its operands and
 // stores its result, so only an addition's operands are live (held in registers, the
 // reduction spilled on a real GPU compiler: gpu-isa-stats, BENCHMARKS.md). On software GPUs
-// (batched products) they stay in private variables, which lavapipe runs faster. Either way
+// (batched products) they stay in private variables, which those run faster. Either way
 // STATE_SUM ends in partials[id], which the host reads back.
 const STATE_SUM: u32 = 0u;
 const STATE_RUNNING: u32 = 1u;

@@ -1,7 +1,6 @@
-// Bucket-accumulation chunks, shared by the projective (smvp.wgsl) and batch-affine
-// (accumulate_affine.wgsl) kernels. Window w's CSR entries lie at [w·n, w·n + E_w), grouped by
-// bucket, and are cut into chunks of S = plan.chunk_len entries; chunk c = w·C + k holds
-// entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)).
+// Bucket-accumulation chunks (smvp.wgsl). Window w's CSR entries lie at [w·n, w·n + E_w),
+// grouped by bucket, and are cut into chunks of S = plan.chunk_len entries; chunk c = w·C + k
+// holds entries [w·n + k·S, min(w·n + (k+1)·S, w·n + E_w)).
 // A bucket that spans chunks is left in pieces (its first in buckets[], the others in the carry
 // slots of the later chunks); bucket_reduce.wgsl adds them up. Empty buckets are never written.
 // Importing templates import common, field and curve first.

@@ -50,8 +50,6 @@ struct Plan {
     chunk_len: u32,
     // Accumulation threads per window C = ceil(n / S).
     chunks_per_window: u32,
-    // Batch-affine accumulation: chunks per step thread, which share one field inversion.
-    affine_batch: u32,
     // Which uploads hold arkworks' Montgomery form (INPUT_POINTS_MONTGOMERY; bit 2 for scalars).
     inputs: u32,
     // Scalar sets S over the same points (a batch): set s owns windows s·K … s·K + K − 1, so

@@ -54,8 +54,9 @@ fn point_is_identity(p: Point) -> bool {
 // src/wgsl/field_gen.rs): every other value stays below p, as additions, negations, mul_by_b3,
 // comparisons and storage need.
 // The multiplications are grouped into batches of independent products (field_mul_xK): with the
-// rolled multiplication each batch is one loop, and llvmpipe caps the loop iterations of an
-// invocation (see field_gen.rs), so fewer loops mean longer chains of additions per thread.
+// rolled multiplication each batch is one loop, and a software GPU caps the loop iterations of an
+// invocation (DeviceProfile::LOOP_BUDGET), so fewer loops mean longer chains of additions per
+// thread.
 
 // Second half shared by the three formulas: from t0 = 3·X1X2 (or 3·Y² for doubling), t1, t3, t4,
 // y3 = 3b·(…), z3 the sums of products x3 = t3·t1 − t4·y3, y3 = y3·t0 + t1·z3,
@@ -219,21 +220,6 @@ fn point_double(p: Point) -> Point {
     let m2 = field_mul_x4(t2, z3, t1, z3, t0, y3, t0, m1.r[3]);
     y3 = field_add(m2.r[0], m2.r[2]);
     return Point(field_double(m2.r[3]), y3, m2.r[1]);
-}
-
-// Affine p + q (or 2p when `double`, then q = p) given 1/(x_q − x_p) (or 1/(2·y_p)): the
-// batch-affine accumulation shares the inversion among many additions. 4 multiplications, plus
-// 1 for the numerator 3x² of a doubling.
-fn affine_add(p: Stored, q: Stored, inverse: Field, double: bool) -> Stored {
-    var numerator = field_sub(q.y, p.y);
-    if (double) {
-        let xx = field_mul(p.x, p.x);
-        numerator = field_add(field_double(xx), xx);
-    }
-    let lambda = field_mul(numerator, inverse);
-    let x = field_sub(field_sub(field_mul(lambda, lambda), p.x), q.x);
-    let y = field_sub(field_mul(lambda, field_sub(p.x, x)), p.y);
-    return Stored(x, y);
 }
 
 // The projective point of an affine one.

@@ -36,7 +36,7 @@ fn test_field_ops(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // The point operations run one per kernel: a kernel holding all of them took software GPUs'
 // compilers several times as long as the kernels apart (bn254-g2, 13-bit: 98 s against 31 s on
-// lavapipe). Each reads the cases' count from raw_in, so all three bind the same buffers.
+// one). Each reads the cases' count from raw_in, so all three bind the same buffers.
 
 // Per case: p + q.
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
-use crate::calibrate::{bases_accumulation, Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
+use crate::calibrate::{Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
 use crate::combine::{combine_windows, points_from_gpu, sum_without_image};
 use crate::curve::GpuCurve;
 use crate::curve::{CurveModel, CurveSpec};
@@ -21,7 +21,7 @@ use crate::plan::Plan;
 use crate::step::{Accumulation, Kernels};
 use crate::upload::{Points, ScalarSets, Scalars, Upload};
 use crate::wgsl::MulForm;
-use crate::MsmError;
+use crate::{DeviceProfile, MsmError};
 
 /// Most GPU passes one call is split into (bounds host memory and time of a single call).
 pub const MAX_PASSES: usize = 64;
@@ -97,8 +97,8 @@ pub(crate) struct CurveRunner {
     /// runner that repeats a pass whose result came back exceptional, compiled when first needed.
     pub(crate) weierstrass: CurveSlot,
     /// Where prepared bases run another accumulation than the calls
-    /// ([`crate::calibrate::bases_accumulation`]): their runner, compiled at the first `prepare`
-    /// (or kept from calibration, which compiled it as a candidate).
+    /// ([`crate::DeviceProfile::affine_prepared_bases`]): their runner, compiled at the first
+    /// `prepare` (or kept from calibration, which compiled it as a candidate).
     pub(crate) bases: CurveSlot,
     /// The pipeline of [`crate::step::Step::PrecomputeMultiples`], compiled when bases are first
     /// prepared with a precompute factor.
@@ -149,9 +149,8 @@ impl MsmContext {
     /// A context on the default adapter whose shaders use `mul_form` for every curve instead of
     /// the form calibration picks ([`MsmContext::calibration`]): to compare forms on one's own
     /// device, or to override the choice. [`MsmError::RequestDevice`] for
-    /// [`MulForm::Wide`] on a device without 64-bit integers. Products one after another
-    /// (`batched: false`) on llvmpipe fit only inputs whose threads stay within its loop
-    /// budget (see [`MulForm::batched`]).
+    /// [`MulForm::Wide`] on a device without 64-bit integers. Plans follow the form
+    /// ([`crate::DeviceProfile::plan_shape`]), so any form runs on any device.
     pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
         Self::create(Some(mul_form)).await
     }
@@ -218,6 +217,22 @@ impl MsmContext {
         self
     }
 
+    /// This context with the device rules of `profile` instead of its adapter's
+    /// ([`MsmContext::device_profile`]), so tests run every profile's kernels and plans on the
+    /// adapter they have. The 32-bit form stays where the device lacks 64-bit integers. Call it
+    /// before the first MSM.
+    #[cfg(feature = "test-hooks")]
+    #[doc(hidden)]
+    pub fn with_profile(mut self, profile: DeviceProfile) -> Self {
+        self.gpu.profile = profile.with_int64(profile.int64 && self.gpu.int64);
+        self
+    }
+
+    /// The device rules this context runs: its adapter's ([`DeviceProfile::for_adapter`]).
+    pub fn device_profile(&self) -> &DeviceProfile {
+        &self.gpu.profile
+    }
+
     /// This context with at most `points` points per GPU pass, so tests can exercise the
     /// splitting of large inputs with small ones.
     #[cfg(feature = "test-hooks")]
@@ -275,7 +290,7 @@ impl MsmContext {
     /// The kernels chosen for `G`, or before its first use every candidate.
     fn chosen_or_candidates<G: GpuCurve>(&self) -> Vec<Kernels> {
         let chosen = self.kernels.lock().ok().and_then(|k| k.get(&TypeId::of::<G>()).copied());
-        chosen.map_or_else(|| Candidates::new(&self.gpu, G::spec(), self.fixed).all().collect(), |k| vec![k])
+        chosen.map_or_else(|| Candidates::new(&self.gpu.profile, G::spec(), self.fixed).all().collect(), |k| vec![k])
     }
 
     /// The largest number of points one call takes on curve `G`: [`MAX_PASSES`] passes of
@@ -485,13 +500,14 @@ impl MsmContext {
     }
 
     /// The runner of curve `G`'s prepared bases: the calls' runner, or where bases run another
-    /// accumulation ([`bases_accumulation`]) one with the same field form, compiled on first use.
+    /// accumulation ([`crate::DeviceProfile::prepared_bases_accumulation`]) one with the same
+    /// field form, compiled on first use.
     /// Its workspaces are its own: a process that runs both calls and prepared bases of a curve
     /// keeps a workspace in each.
     pub(crate) async fn bases_runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
         let runner = self.runner::<G>().await?;
         let kernels = runner.kernels();
-        let accumulation = bases_accumulation(kernels.accumulation, &self.gpu);
+        let accumulation = self.gpu.profile.prepared_bases_accumulation(kernels.accumulation);
         if accumulation == kernels.accumulation {
             return Ok(runner);
         }
@@ -510,7 +526,7 @@ impl MsmContext {
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
         let spec = runner.spec;
-        let plan = &plan.for_form(runner.kernels().form);
+        let plan = &plan.shaped(runner.kernels().plan);
         let sizes = runner.run_sizes(plan, points);
         if !lease.covers(&sizes) {
             let fresh = self

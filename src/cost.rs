@@ -22,14 +22,6 @@ pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(St
         // Scalars leave arkworks' form with 16-bit products, not field multiplications.
         Step::ConvertScalars | Step::DecomposeScalars | Step::ScanBucketCounts | Step::ScatterEntries => 0,
         Step::AccumulateChunks => entries * muls.add_stored,
-        Step::StartAffineChunks | Step::FinishAffineChunks => 0,
-        Step::StepAffineChunks => {
-            let additions = entries - bucket_pieces(plan, counts);
-            // Every step thread inverts once per step (fewer only when a whole batch of chunks
-            // has nothing to add, which this bound ignores).
-            let inversions = (plan.chunk_len as u64 - 1) * plan.affine_step_threads() as u64;
-            additions * muls.affine_add + inversions * inversion_muls(&spec.field)
-        }
         Step::CombineCarries => (chunk_carries(plan, counts) - grouped_carries(plan, counts)) * muls.add,
         Step::BucketReduce => {
             let firsts = counts.iter().filter(|&&c| c > 0).count() as u64;
@@ -68,7 +60,6 @@ pub fn grouped_carries(plan: &Plan, counts: &[u32]) -> u64 {
 }
 
 /// Pieces of buckets over all chunks: each non-empty bucket's first piece, plus its carries.
-/// Batch-affine accumulation starts every piece with a point and adds the rest.
 pub fn bucket_pieces(plan: &Plan, counts: &[u32]) -> u64 {
     counts.iter().filter(|&&c| c > 0).count() as u64 + chunk_carries(plan, counts)
 }

@@ -9,7 +9,7 @@
 //!
 //! Within one proof no two MSMs share their bases, so the batch API does not fit there. One
 //! batch of three sets over all four queries side by side (each set zero outside its query)
-//! was measured and not kept: on lavapipe at 2^14 constraints its G1 part took 1.14–1.19×
+//! was measured and not kept: on a software GPU at 2^14 constraints its G1 part took 1.14–1.19×
 //! arkworks' G1 MSMs against 0.77–0.97× for the three calls, since every set then pays bucket
 //! reductions sized for all four queries (BENCHMARKS.md, "Groth16").
 //!

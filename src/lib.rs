@@ -6,8 +6,7 @@
 //! 2. `scan_bucket_counts`, `scatter_entries` — CSR sparse-matrix transposition: prefix scan and
 //!    scatter of point indices;
 //! 3. `accumulate_chunks` — load-balanced bucket accumulation (equal chunks of points per
-//!    thread; a bucket that spans chunks is left in pieces); batch-affine on request for short
-//!    Weierstrass curves;
+//!    thread; a bucket that spans chunks is left in pieces);
 //! 4. `bucket_reduce`, `sum_windows` — parallel running-sum bucket reduction, adding each
 //!    bucket's pieces, then each window's partial sums into one (the host runs Horner).
 //!
@@ -21,8 +20,8 @@
 //!
 //! Only Horner's rule over the window sums runs on the
 //! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
-//! 64-bit products or 13-bit limbs, and buckets accumulate projectively, batch-affine, or (for
-//! BLS12-377) on the curve's twisted Edwards model ([`EdwardsMap`]): chosen per device and
+//! 64-bit products or 13-bit limbs, and buckets accumulate projectively, or (for BLS12-377) on
+//! the curve's twisted Edwards model ([`EdwardsMap`]): chosen per device and
 //! curve by measuring them there ([`calibrate`]); browsers have only 13-bit limbs.
 //!
 //! ```no_run
@@ -77,6 +76,7 @@ pub use calibrate::Calibration;
 pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};
 pub use error::MsmError;
+pub use gpu::device_profile::DeviceProfile;
 #[cfg(not(target_arch = "wasm32"))]
 pub use multi::{Cost, MultiGpu, MultiPreparedBases, COST_SIZES};
 pub use prepared::{PrepareOptions, PreparedBases, MAX_PRECOMPUTE_FACTOR};

@@ -4,8 +4,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::wgsl::MulForm;
-
 /// Widest window the pipeline uses. Wider windows need more bucket memory than WebGPU's default
 /// 128 MiB binding allows at 2^20 points, and bucket reduction cost doubles per extra bit.
 pub const MAX_WINDOW_BITS: u32 = 15;
@@ -15,43 +13,43 @@ pub const MIN_WINDOW_BITS: u32 = 2;
 /// Upper bound of reduction threads per window.
 pub const MAX_SEGMENTS: u32 = 256;
 /// Buckets each reduction thread walks at least (its fixed cost is a small scalar
-/// multiplication of about 1.5·c additions, against 2 per bucket). Software GPUs run this plan:
-/// with 128 instead of 32, 2^16 points' reduction (32 threads per window instead of 128) took
-/// 15% less time on SwiftShader and lavapipe (BENCHMARKS.md), with still 10 workgroups of 64
-/// threads to spread over a CPU's cores. Hardware GPUs split it further ([`Plan::for_form`]).
+/// multiplication of about 1.5·c additions, against 2 per bucket). Compact plans
+/// ([`PlanShape::Compact`], software GPUs) run this: with 128 instead of 32, 2^16 points'
+/// reduction (32 threads per window instead of 128) took 15% less time on both software GPUs
+/// measured (BENCHMARKS.md), with still 10 workgroups of 64 threads to spread over a CPU's
+/// cores. Spread plans split it further ([`Plan::shaped`]).
 pub const MIN_SEGMENT_LEN: u32 = 128;
-/// Reduction threads a plan aims for on hardware GPUs ([`Plan::for_form`]). Each reduction
+/// Reduction threads a spread plan aims for ([`Plan::shaped`]). Each reduction
 /// thread's running sum is a serial chain of additions, so a GPU needs tens of thousands of them
 /// in flight: on an H100 (132 SMs) the 2,560 threads of 2^16 points left most schedulers idle,
 /// and the reduction took 5.6 of bn254's 8.5 ms. 2^15 threads fill a device's register file at
 /// about 128 registers per thread.
 pub const HARDWARE_REDUCTION_THREADS: u32 = 1 << 15;
-/// Fewest buckets per reduction thread in a plan split for a hardware GPU: below it, a thread's
+/// Fewest buckets per reduction thread in a spread plan: below it, a thread's
 /// scalar multiplication (about 1.5·c additions) outweighs its running sum (2 per bucket).
 pub const MIN_HARDWARE_SEGMENT_LEN: u32 = 8;
-/// Carries per group on hardware GPUs ([`Plan::carry_group`]). A bucket that spans many chunks
+/// Carries per group in spread plans ([`Plan::carry_group`]). A bucket that spans many chunks
 /// leaves a carry in each chunk after its first, and one reduction thread adds them one after
 /// another: a window whose digits crowd into few buckets (the top window of BLS12-381's 255-bit
 /// scalars holds 1 bit at c = 15, so half the points share one bucket) made that chain 2,048
 /// additions long, 60 ms of a 2^20 call on an H100. Groups of 64 cut the longest chain
 /// (MAX_CHUNKS_PER_WINDOW carries) to 64 + 64 additions. Folded plans, whose windows hold up
-/// to F·4,096 chunks ([`Plan::for_form`]), group about the square root of their chunk count
+/// to F·4,096 chunks ([`Plan::shaped`]), group about the square root of their chunk count
 /// instead, so both chains stay near it: 128 + 128 additions for F = 4 at 2^20 points.
 pub const CARRY_GROUP: u32 = 64;
 /// Fewest CSR entries one bucket-accumulation thread adds.
 pub const MIN_CHUNK_LEN: u32 = 16;
-/// Entries per accumulation chunk forced on hardware GPUs' plans, 0 for each plan's own
+/// Entries per accumulation chunk forced on spread plans, 0 for each plan's own
 /// ([`force_hardware_chunk_len`]).
 static FORCED_HARDWARE_CHUNK_LEN: AtomicU32 = AtomicU32::new(0);
 
-/// Makes every hardware GPU's plan in this process ([`Plan::for_form`]) accumulate `chunk_len`
-/// entries per thread, or (`None`) each plan its own: a benchmark's knob for measuring on a
-/// device how the number of accumulation threads matters (`examples/msm --chunk-len`). Plain
-/// plans at 2^20 points run 17 windows of 4,096 chunks of 256 entries, about as many threads as
-/// a large GPU holds at once, so a GPU may run them in one full round and a short second one.
-/// Any chunk length gives the same results; buffer sizes and passes follow it. Returns
-/// `false`, changing nothing, unless `chunk_len` is a power of two of at least
-/// [`MIN_CHUNK_LEN`].
+/// Makes every spread plan in this process (hardware GPUs'; [`Plan::shaped`]) accumulate
+/// `chunk_len` entries per thread, or (`None`) each plan its own: a benchmark's knob for measuring
+/// on a device how the number of accumulation threads matters (`examples/msm --chunk-len`). Plain
+/// plans at 2^20 points run 17 windows of 4,096 chunks of 256 entries, about as many threads as a
+/// large GPU holds at once, so a GPU may run them in one full round and a short second one. Any
+/// chunk length gives the same results; buffer sizes and passes follow it. Returns `false`,
+/// changing nothing, unless `chunk_len` is a power of two of at least [`MIN_CHUNK_LEN`].
 pub fn force_hardware_chunk_len(chunk_len: Option<u32>) -> bool {
     let value = chunk_len.unwrap_or(0);
     if chunk_len.is_some_and(|len| !len.is_power_of_two() || len < MIN_CHUNK_LEN) {
@@ -63,26 +61,34 @@ pub fn force_hardware_chunk_len(chunk_len: Option<u32>) -> bool {
 
 /// Most accumulation chunks per window. The reduction thread that adds a bucket's pieces adds
 /// one per chunk the bucket spans (all of them when every scalar is equal): 4096 additions, plus
-/// its segment's few dozen, of at most about 13 loop back-edges each stay within llvmpipe's
-/// 65535 per invocation, and bound that serial chain on every GPU.
+/// its segment's few dozen, of at most about 13 loop back-edges each (batched products) stay
+/// within the loop budget ([`crate::DeviceProfile::LOOP_BUDGET`]), and bound that serial chain
+/// on every GPU.
 pub const MAX_CHUNKS_PER_WINDOW: u32 = 4096;
-/// Batch-affine accumulation: step threads aimed for (each shares one inversion among its
-/// chunks, so fewer threads amortize it better; enough must remain to fill the device).
-pub const AFFINE_TARGET_THREADS: u32 = 256;
-/// Fewest chunks sharing one inversion.
-pub const MIN_AFFINE_BATCH: u32 = 32;
-/// Most chunks sharing one inversion (beyond it the inversion is a small share anyway).
-pub const MAX_AFFINE_BATCH: u32 = 256;
 /// Affine Edwards bases: stored points one `normalize_points` thread divides by their Z with
 /// one shared inversion (`NORMALIZE_BATCH` in `shaders/common.wgsl`). An inversion costs about
 /// 450 multiplications on BLS12-377's field, so 1.8 per point, beside the 7 of the division; the
 /// software GPUs that run this by default need few threads (2^16 points: 256), and batches of
-/// 128 took the step 10% longer on lavapipe.
+/// 128 took the step 10% longer on one (BENCHMARKS.md).
 pub const NORMALIZE_BATCH: u32 = 256;
 /// Chunks are about this many average buckets long: longer chunks mean fewer bucket pieces to
-/// combine afterwards, shorter ones more threads. On lavapipe at 2^16, 4 instead of 2 took
-/// bls12-377 from 618 to 590 ms (ed-on-bls12-377 within noise); 8 was no better.
+/// combine afterwards, shorter ones more threads. On a software GPU at 2^16, 4 instead of 2
+/// took bls12-377 from 618 to 590 ms (ed-on-bls12-377 within noise); 8 was no better
+/// (BENCHMARKS.md).
 pub const BUCKETS_PER_CHUNK: u32 = 4;
+
+/// How a device runs a plan's threads ([`Plan::shaped`]; the device profile chooses,
+/// [`crate::DeviceProfile::plan_shape`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PlanShape {
+    /// The plan [`Plan::choose`] makes: the fewest reduction threads, carries added one by one
+    /// (software GPUs, which run a few threads per core).
+    #[default]
+    Compact,
+    /// Reduction spread over many threads, carries combined in groups first (hardware GPUs,
+    /// which need tens of thousands of threads in flight).
+    Spread,
+}
 
 /// Most scalar sets one pass of a batch MSM takes: larger batches run in groups of this many
 /// (or fewer where the device's buffer limits need it). Bounds the workspace a batch grows.
@@ -111,9 +117,6 @@ pub struct Plan {
     pub chunk_len: u32,
     /// Accumulation threads per window C = ceil(n / S).
     pub chunks_per_window: u32,
-    /// Batch-affine accumulation (short Weierstrass curves): chunks per step thread, whose
-    /// additions share one field inversion.
-    pub affine_batch: u32,
     /// [`Plan::POINTS_MONTGOMERY`] and [`Plan::SCALARS_MONTGOMERY`] bits: which uploads hold
     /// arkworks' Montgomery form (the Rust API) rather than canonical integers (the bytes API).
     pub inputs: u32,
@@ -125,7 +128,7 @@ pub struct Plan {
     /// j·W + w of point i goes to window w of point j·m + i, so the F·m stored points share
     /// W windows and bucket reduction and Horner run W times instead of W·F.
     pub fold: u32,
-    /// Carries per group G: 1, or on hardware GPUs [`CARRY_GROUP`] ([`Plan::for_form`]), where
+    /// Carries per group G: 1, or in spread plans [`CARRY_GROUP`] ([`Plan::shaped`]), where
     /// `combine_carries` first adds each group of G consecutive carries of a bucket into the
     /// group's first, so `bucket_reduce` adds one carry per group.
     pub carry_group: u32,
@@ -144,35 +147,32 @@ impl Plan {
 
     /// This plan for `sets` scalar sets over its points ([`Plan::sets`]).
     pub fn with_sets(self, sets: u32) -> Self {
-        Plan { sets, ..self }.with_affine_batch()
+        Plan { sets, ..self }
     }
 
-    /// The plan as a device with field form `form` runs it. Software GPUs (batched products) run
-    /// a few threads per core, so the fewest reduction segments, whose scalar multiplications are
-    /// extra work, are fastest there: the plan is unchanged. Hardware GPUs need many threads:
-    /// segments double, down to [`MIN_HARDWARE_SEGMENT_LEN`] buckets each, until all windows
-    /// have [`HARDWARE_REDUCTION_THREADS`], and a bucket's carries are combined in groups of
+    /// The plan in `shape` (the device profile's [`crate::DeviceProfile::plan_shape`]). A
+    /// compact plan is this one: the fewest reduction segments, whose scalar multiplications
+    /// are extra work. A spread plan runs many threads: segments double, down to
+    /// [`MIN_HARDWARE_SEGMENT_LEN`] buckets each, until all windows have
+    /// [`HARDWARE_REDUCTION_THREADS`], and a bucket's carries are combined in groups of
     /// [`CARRY_GROUP`] first. The window width stays as [`Plan::choose`] picked it. A folded
     /// plan ([`Plan::fold`] F > 1) keeps the chunk length of an unfolded call over its m points
     /// ([`Plan::chunk_len_for`]), so its accumulation runs about as many threads as that call's,
-    /// F times as many chunks per window as [`MAX_CHUNKS_PER_WINDOW`] allows software GPUs:
+    /// F times as many chunks per window as [`MAX_CHUNKS_PER_WINDOW`] allows compact plans:
     /// with their F·m entries per window in at most 4,096 chunks, prepared bases with F = 4 at
     /// 2^20 points ran 20,480 accumulation threads of 1,024 entries each where plain calls run
     /// 69,632 of 256, and took 1.4–1.9× as long as F = 1 on an H200 (BENCHMARKS.md). Their
     /// carry groups grow to about the square root of the chunks per window ([`CARRY_GROUP`]), so
     /// neither `combine_carries` nor a reduction thread adds a longer chain of carries than that.
-    /// The form decides, not the device: SwiftShader's BLS12 G2 kernels, unbatched because its
-    /// compiler crashes on the batched ones (`calibrate::narrow_form`), run this
-    /// hardware plan too. Applying it twice changes nothing, so buffer sizing and dispatch can
-    /// both apply it.
-    pub fn for_form(self, form: MulForm) -> Self {
-        self.for_form_with(form, FORCED_HARDWARE_CHUNK_LEN.load(Ordering::Relaxed))
+    /// Applying it twice changes nothing, so buffer sizing and dispatch can both apply it.
+    pub fn shaped(self, shape: PlanShape) -> Self {
+        self.shaped_with(shape, FORCED_HARDWARE_CHUNK_LEN.load(Ordering::Relaxed))
     }
 
-    /// [`Plan::for_form`] with `forced_chunk_len` entries per accumulation chunk on hardware
-    /// GPUs, or the plan's own where it is 0 ([`force_hardware_chunk_len`]).
-    fn for_form_with(self, form: MulForm, forced_chunk_len: u32) -> Self {
-        if form.batched() {
+    /// [`Plan::shaped`] with `forced_chunk_len` entries per accumulation chunk in a spread
+    /// plan, or the plan's own where it is 0 ([`force_hardware_chunk_len`]).
+    fn shaped_with(self, shape: PlanShape, forced_chunk_len: u32) -> Self {
+        if shape == PlanShape::Compact {
             return self;
         }
         let mut segments = self.segments;
@@ -195,7 +195,6 @@ impl Plan {
             chunks_per_window,
             ..self
         }
-        .with_affine_batch()
     }
 
     /// Entries per accumulation chunk for `n` points in windows of `num_buckets` buckets: about
@@ -222,13 +221,11 @@ impl Plan {
             segment_len: num_buckets / segments,
             chunk_len,
             chunks_per_window: n.div_ceil(chunk_len),
-            affine_batch: 0,
             inputs: 0,
             sets: 1,
             fold: 1,
             carry_group: 1,
         }
-        .with_affine_batch()
     }
 
     /// The plan for `m` points stored with `fold` multiples each ([`Plan::fold`]) and scalars
@@ -236,13 +233,10 @@ impl Plan {
     /// 1, [`Plan::choose`]).
     pub fn folded(m: u32, scalar_bits: u32, fold: u32) -> Self {
         (MIN_WINDOW_BITS..=MAX_WINDOW_BITS)
-            .map(|c| {
-                Plan {
-                    num_windows: (scalar_bits + 1).div_ceil(c * fold),
-                    fold,
-                    ..Plan::with_window(m * fold, scalar_bits, c)
-                }
-                .with_affine_batch()
+            .map(|c| Plan {
+                num_windows: (scalar_bits + 1).div_ceil(c * fold),
+                fold,
+                ..Plan::with_window(m * fold, scalar_bits, c)
             })
             .min_by_key(|p| p.folded_additions(scalar_bits))
             .expect("window range is not empty")
@@ -263,21 +257,9 @@ impl Plan {
         self.n / self.fold
     }
 
-    /// Sets [`Plan::affine_batch`]: as many chunks per thread as keeps at least
-    /// [`AFFINE_TARGET_THREADS`] step threads, within [`MIN_AFFINE_BATCH`]..=[`MAX_AFFINE_BATCH`].
-    fn with_affine_batch(mut self) -> Self {
-        self.affine_batch = (self.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH);
-        self
-    }
-
     /// Threads of `normalize_points`: one per [`NORMALIZE_BATCH`] points.
     pub fn normalize_threads(&self) -> u32 {
         self.n.div_ceil(NORMALIZE_BATCH)
-    }
-
-    /// Threads of one batch-affine step.
-    pub fn affine_step_threads(&self) -> u32 {
-        self.total_chunks().div_ceil(self.affine_batch)
     }
 
     /// The plan whose window minimizes the point additions counted by [`Plan::additions`].
@@ -338,15 +320,16 @@ mod tests {
                 assert_eq!(p.segments * p.segment_len, p.num_buckets);
                 assert!(p.segments.is_power_of_two());
                 assert!(p.chunk_len.is_power_of_two() && p.chunk_len * p.chunks_per_window >= n);
-                // A bucket spans at most C chunks: the combining thread's loop stays within
-                // llvmpipe's per-invocation budget of 65535 back-edges.
+                // A bucket spans at most C chunks: the combining thread's loop stays within the
+                // per-invocation loop budget.
                 assert!(p.chunks_per_window <= MAX_CHUNKS_PER_WINDOW);
-                // lavapipe accumulates with one product per loop (`Step::form`): at most 23
-                // back-edges per entry (BLS12-381's mixed addition, 3 iterations per product),
-                // the chunk's walk past empty buckets at most one per bucket of the window, and
-                // its first bucket's binary search fewer than c: 2,048 entries at c = 15
-                // (16,384 buckets) spend at most 63,503 of the 65,535.
-                assert!(23 * p.chunk_len + p.num_buckets + p.window_bits <= 65_535);
+                // The batched 32-bit form may accumulate with one product per loop
+                // (`DeviceProfile::unbatched_wide_g1_accumulation`): at most 23 back-edges per
+                // entry (BLS12-381's mixed addition, 3 iterations per product), the chunk's walk
+                // past empty buckets at most one per bucket of the window, and its first
+                // bucket's binary search fewer than c: 2,048 entries at c = 15 (16,384 buckets)
+                // spend at most 63,503 of the 65,535.
+                assert!(23 * p.chunk_len + p.num_buckets + p.window_bits <= crate::DeviceProfile::LOOP_BUDGET);
             }
         }
     }
@@ -367,35 +350,33 @@ mod tests {
     }
 
     #[test]
-    fn hardware_plans_split_the_reduction_into_more_threads() {
+    fn spread_plans_split_the_reduction_into_more_threads() {
         for log_n in 0..=22 {
             let plan = Plan::choose(1 << log_n, 253);
-            assert_eq!(plan.for_form(MulForm::WIDE), plan, "software GPUs keep the plan");
-            for form in [MulForm::WIDE_GPU, MulForm::ROLLED_GPU] {
-                let split = plan.for_form(form);
-                assert_eq!(split.for_form(form), split, "idempotent");
-                let kept = Plan { segments: plan.segments, segment_len: plan.segment_len, carry_group: 1, ..split };
-                assert_eq!(kept, plan, "only the reduction's split changes");
-                assert_eq!(split.carry_group, CARRY_GROUP);
-                assert!(split.segments.is_power_of_two() && split.segments * split.segment_len == split.num_buckets);
-                assert!(split.segments >= plan.segments);
-                assert!(
-                    split.total_segments() >= HARDWARE_REDUCTION_THREADS
-                        || split.segment_len <= MIN_HARDWARE_SEGMENT_LEN.max(plan.segment_len)
-                );
-            }
+            assert_eq!(plan.shaped(PlanShape::Compact), plan, "compact plans are the plan");
+            let split = plan.shaped(PlanShape::Spread);
+            assert_eq!(split.shaped(PlanShape::Spread), split, "idempotent");
+            let kept = Plan { segments: plan.segments, segment_len: plan.segment_len, carry_group: 1, ..split };
+            assert_eq!(kept, plan, "only the reduction's split changes");
+            assert_eq!(split.carry_group, CARRY_GROUP);
+            assert!(split.segments.is_power_of_two() && split.segments * split.segment_len == split.num_buckets);
+            assert!(split.segments >= plan.segments);
+            assert!(
+                split.total_segments() >= HARDWARE_REDUCTION_THREADS
+                    || split.segment_len <= MIN_HARDWARE_SEGMENT_LEN.max(plan.segment_len)
+            );
         }
     }
 
     #[test]
-    fn folded_hardware_plans_keep_the_unfolded_chunk_length() {
+    fn folded_spread_plans_keep_the_unfolded_chunk_length() {
         for fold in 1..=16 {
             for log_m in [0, 10, 16, 20] {
                 let m = 1u32 << log_m;
                 let plan = Plan::folded(m, 256, fold);
-                assert_eq!(plan.for_form(MulForm::WIDE), plan, "software GPUs keep the plan");
-                let split = plan.for_form(MulForm::WIDE_GPU);
-                assert_eq!(split.for_form(MulForm::WIDE_GPU), split, "idempotent");
+                assert_eq!(plan.shaped(PlanShape::Compact), plan, "compact plans are the plan");
+                let split = plan.shaped(PlanShape::Spread);
+                assert_eq!(split.shaped(PlanShape::Spread), split, "idempotent");
                 assert_eq!(split.chunk_len, Plan::chunk_len_for(m, plan.num_buckets));
                 assert_eq!(
                     (split.chunks_per_window, split.n, split.fold),
@@ -409,30 +390,26 @@ mod tests {
                 // than carries for a combining thread (CARRY_GROUP at least).
                 assert!(split.carry_group >= CARRY_GROUP && split.carry_group.is_power_of_two());
                 assert!(split.chunks_per_window.div_ceil(split.carry_group) <= split.carry_group);
-                assert_eq!(
-                    split.affine_batch,
-                    (split.total_chunks() / AFFINE_TARGET_THREADS).clamp(MIN_AFFINE_BATCH, MAX_AFFINE_BATCH)
-                );
             }
         }
         // Prepared bases with F = 4 at 2^20: the chunks of a plain call's length.
-        let split = Plan::folded(1 << 20, 256, 4).for_form(MulForm::WIDE_GPU);
+        let split = Plan::folded(1 << 20, 256, 4).shaped(PlanShape::Spread);
         assert_eq!((split.chunk_len, split.chunks_per_window, split.carry_group), (256, 16_384, 128));
     }
 
     #[test]
-    fn a_forced_chunk_length_applies_to_hardware_plans_only() {
+    fn a_forced_chunk_length_applies_to_spread_plans_only() {
         for plan in [Plan::choose(1 << 20, 253), Plan::folded(1 << 16, 256, 4), Plan::choose(100, 253)] {
-            assert_eq!(plan.for_form_with(MulForm::WIDE, 64), plan, "software GPUs keep the plan");
+            assert_eq!(plan.shaped_with(PlanShape::Compact, 64), plan, "compact plans are the plan");
             for len in [MIN_CHUNK_LEN, 64, 1 << 12] {
-                let split = plan.for_form_with(MulForm::ROLLED_GPU, len);
-                assert_eq!(split.for_form_with(MulForm::ROLLED_GPU, len), split, "idempotent");
+                let split = plan.shaped_with(PlanShape::Spread, len);
+                assert_eq!(split.shaped_with(PlanShape::Spread, len), split, "idempotent");
                 assert_eq!((split.chunk_len, split.chunks_per_window), (len, plan.n.div_ceil(len)));
                 assert!(split.chunks_per_window.div_ceil(split.carry_group) <= split.carry_group);
             }
         }
         // 2^20 points in chunks of 64: 16,384 chunks per window, carries in groups of 128.
-        let split = Plan::choose(1 << 20, 253).for_form_with(MulForm::WIDE_GPU, 64);
+        let split = Plan::choose(1 << 20, 253).shaped_with(PlanShape::Spread, 64);
         assert_eq!((split.chunks_per_window, split.carry_group), (16_384, 128));
         assert!(!force_hardware_chunk_len(Some(48)) && !force_hardware_chunk_len(Some(8)));
         assert_eq!(FORCED_HARDWARE_CHUNK_LEN.load(Ordering::Relaxed), 0, "refused values change nothing");

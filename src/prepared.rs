@@ -56,9 +56,9 @@ impl<G: GpuCurve> PreparedBases<G> {
 
     /// The field form and accumulation MSMs over these bases run: the context's for the curve
     /// ([`MsmContext::calibration`]), except that BLS12-377's bases store affine Edwards points
-    /// ([`crate::step::Accumulation::EdwardsAffine`]) where the calls store extended ones,
-    /// natively on every device but SwiftShader (their one inversion per point is paid once,
-    /// here).
+    /// ([`crate::step::Accumulation::EdwardsAffine`]) where the calls store extended ones and the
+    /// device profile says so ([`crate::DeviceProfile::affine_prepared_bases`]: their one
+    /// inversion per point is paid once, here).
     pub fn kernels(&self) -> Kernels {
         self.kernels
     }
@@ -110,10 +110,10 @@ pub struct PrepareOptions {
     /// bn254 with 32-bit limbs, plus 4·F bytes of flags), c and W are fixed at `prepare`, and a
     /// pass holds fewer points (inputs are split into more passes against the device's limits).
     /// It pays where reduction dominates: small inputs on software GPUs (0.6–0.8× at 2^10–2^12
-    /// on lavapipe). On a hardware GPU at 2^20 the reduction it divides takes a few
+    /// on one). On a hardware GPU at 2^20 the reduction it divides takes a few
     /// milliseconds, and F = 4 made calls 1.4–1.9× slower on an NVIDIA H200 (BENCHMARKS.md),
-    /// when its accumulation ran a quarter of a plain call's threads; hardware plans now keep a
-    /// plain call's chunk length for them ([`crate::plan::Plan::for_form`]), not yet measured
+    /// when its accumulation ran a quarter of a plain call's threads; spread plans now keep a
+    /// plain call's chunk length for them ([`crate::plan::Plan::shaped`]), not yet measured
     /// on a GPU: measure before choosing F > 1.
     pub precompute_factor: u32,
     /// How the bytes API's points are written ([`crate::bytes::PointForm`]); MSMs over the
@@ -346,7 +346,7 @@ impl MsmContext {
                 stage_pipelines(
                     &gpu.device,
                     runner.spec,
-                    step.form(runner.spec, runner.kernels().form),
+                    gpu.profile.step_form(step, runner.spec, runner.kernels().form),
                     step.stage(),
                     [step.name()],
                 )
@@ -402,7 +402,7 @@ impl MsmContext {
         };
         let upload = Scalars::<G>::Arkworks(scalars);
         let runner = self.bases_runner::<G>().await?;
-        let plan = pass_plan(pass, pass.n as usize, &upload).for_form(runner.kernels().form);
+        let plan = pass_plan(pass, pass.n as usize, &upload).shaped(runner.kernels().plan);
         let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &upload, true).await?;
         let started = now_seconds();
         let sum =

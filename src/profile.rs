@@ -109,7 +109,7 @@ impl MsmContext {
         let (points_upload, scalars_upload) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
         let plan = Plan::choose(n as u32, spec.scalar_bits)
             .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs())
-            .for_form(runner.kernels().form);
+            .shaped(runner.kernels().plan);
         let halves = points_upload.raw_halves();
         let source = PointSource::upload(&halves, 0);
         let pass = self.run::<G>(&runner, &plan, source, &scalars_upload, true).await?;

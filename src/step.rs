@@ -5,7 +5,7 @@
 //! its cost in [`crate::cost`].
 
 use crate::curve::{CurveModel, CurveSpec};
-use crate::plan::Plan;
+use crate::plan::{Plan, PlanShape};
 use crate::wgsl::{MulForm, Stage};
 
 /// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
@@ -61,9 +61,6 @@ pub enum Buffer {
     Partials,
     /// Per-chunk pieces of buckets that began in an earlier chunk (stage 3).
     Carries,
-    /// Per-chunk state of batch-affine accumulation: affine running sum, Montgomery's-trick
-    /// prefix product, cursor, bucket, flags (`ChunkState` in `accumulate_affine.wgsl`).
-    ChunkStates,
     /// The lowest bad input point of each kind, which `convert_points` records and the host
     /// reads before it uses any result (`FAULT_*` in `common.wgsl`).
     Faults,
@@ -74,7 +71,7 @@ pub enum Buffer {
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 17] = [
+    pub const ALL: [Buffer; 16] = [
         Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawPointsHigh,
@@ -89,7 +86,6 @@ impl Buffer {
         Buffer::Buckets,
         Buffer::Partials,
         Buffer::Carries,
-        Buffer::ChunkStates,
         Buffer::Faults,
         Buffer::Prefixes,
     ];
@@ -110,30 +106,23 @@ impl Buffer {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Accumulation {
     /// Projective mixed additions (11 multiplications on short Weierstrass curves, 7 on twisted
-    /// Edwards), each thread an equal chunk of entries. What runs where calibration does not
-    /// time the accumulations ([`crate::calibrate`]); the fastest measured on every device so
-    /// far (BENCHMARKS.md).
+    /// Edwards), each thread an equal chunk of entries: what every curve without a twisted
+    /// Edwards model runs.
     #[default]
     Projective,
-    /// Batch-affine additions over the same chunks, one inversion shared by a batch of chunks
-    /// per step (6 multiplications plus a share of the inversion, but state kept in memory
-    /// between steps). Short Weierstrass curves only: twisted Edwards curves run `Projective`.
-    BatchAffine,
     /// Projective additions on the curve's twisted Edwards model, for short Weierstrass curves
     /// that have one (BLS12-377; [`crate::curve::EdwardsMap`]): stage 1 maps the points, stages
     /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
     /// maps the window sums back. Exact on every input: a pass that meets a point with no
     /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
-    /// runs again with `Projective`. The default on the curves that have it, but on the
-    /// software GPUs.
+    /// runs again with `Projective`. Where it runs by default, and where calibration weighs it,
+    /// is the device profile's [`crate::DeviceProfile::edwards_accumulations`].
     Edwards,
     /// [`Accumulation::Edwards`] with affine stored points: stage 1 divides each mapped point
     /// by its Z (`normalize_points`, one inversion per [`crate::plan::NORMALIZE_BATCH`] points),
     /// so a mixed addition takes 7 multiplications instead of 8 and loads three coordinates
     /// instead of four, for about 5 more multiplications per point in stage 1 and its share of
-    /// an inversion. The default on the software GPUs (llvmpipe, SwiftShader), whose few
-    /// threads take large batches; on hardware GPUs calibration measures it against the
-    /// others.
+    /// an inversion (see [`crate::DeviceProfile::edwards_accumulations`]).
     EdwardsAffine,
 }
 
@@ -154,13 +143,18 @@ impl Accumulation {
     }
 }
 
-/// How the shaders of a context are generated: the field form and the accumulation.
+/// How the shaders of a context are generated and its plans shaped: the field form, the
+/// accumulation and the plan shape (which the device profile chooses for the form,
+/// [`crate::DeviceProfile::plan_shape`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Kernels {
     /// Limbs and multiplication of field elements.
     pub form: MulForm,
     /// Stage 3's additions.
     pub accumulation: Accumulation,
+    /// How plans run their threads ([`Plan::shaped`]): spread plans also run
+    /// [`Step::CombineCarries`].
+    pub plan: PlanShape,
 }
 
 /// How a step uses a buffer it binds.
@@ -194,19 +188,9 @@ pub enum Step {
     ScanBucketCounts,
     /// Stage 2: scatter of point indices into the CSR entries of their buckets.
     ScatterEntries,
-    /// Stage 3 ([`Accumulation::Projective`], [`Accumulation::Edwards`]): bucket accumulation,
-    /// an equal chunk of entries per thread.
+    /// Stage 3: bucket accumulation, an equal chunk of entries per thread.
     AccumulateChunks,
-    /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's first point becomes its affine
-    /// running sum.
-    StartAffineChunks,
-    /// Stage 3 ([`Accumulation::BatchAffine`]): one batch-affine addition per chunk, one
-    /// inversion per thread's batch of chunks; dispatched `chunk_len − 1` times.
-    StepAffineChunks,
-    /// Stage 3 ([`Accumulation::BatchAffine`]): each chunk's last running sum into its bucket
-    /// or carry.
-    FinishAffineChunks,
-    /// Stage 4, hardware GPUs only ([`Plan::carry_group`] > 1): each bucket's carries added up
+    /// Stage 4, spread plans only ([`Plan::carry_group`] > 1): each bucket's carries added up
     /// in groups, so no reduction thread adds a long chain of them.
     CombineCarries,
     /// Stage 4: running-sum bucket reduction into per-segment partial sums, adding every piece
@@ -219,7 +203,7 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 14] = [
+    pub const ALL: [Step; 11] = [
         Step::ConvertPoints,
         Step::NormalizePoints,
         Step::PrecomputeMultiples,
@@ -228,9 +212,6 @@ impl Step {
         Step::ScanBucketCounts,
         Step::ScatterEntries,
         Step::AccumulateChunks,
-        Step::StartAffineChunks,
-        Step::StepAffineChunks,
-        Step::FinishAffineChunks,
         Step::CombineCarries,
         Step::BucketReduce,
         Step::SumWindows,
@@ -248,9 +229,6 @@ impl Step {
             Step::ScanBucketCounts => "scan_bucket_counts",
             Step::ScatterEntries => "scatter_entries",
             Step::AccumulateChunks => "accumulate_chunks",
-            Step::StartAffineChunks => "start_affine_chunks",
-            Step::StepAffineChunks => "step_affine_chunks",
-            Step::FinishAffineChunks => "finish_affine_chunks",
             Step::CombineCarries => "combine_carries",
             Step::BucketReduce => "bucket_reduce",
             Step::SumWindows => "sum_windows",
@@ -258,19 +236,15 @@ impl Step {
     }
 
     /// The steps the curve of `spec` runs with `kernels`, in order (its pipelines; not
-    /// [`Step::PrecomputeMultiples`], which only some preparations need, nor on software GPUs
-    /// [`Step::CombineCarries`], whose plans keep groups of 1: see [`Plan::for_form`]).
+    /// [`Step::PrecomputeMultiples`], which only some preparations need, nor in compact plans
+    /// [`Step::CombineCarries`], whose groups of carries hold 1: see [`Plan::shaped`]).
     pub fn of(spec: &CurveSpec, kernels: Kernels) -> impl Iterator<Item = Step> {
         let accumulation = kernels.accumulation.on(spec);
         let normalizes = spec.running(accumulation).normalizes_stored_points();
         Step::ALL.into_iter().filter(move |step| match step {
             Step::NormalizePoints => normalizes,
             Step::PrecomputeMultiples => false,
-            Step::CombineCarries => !kernels.form.batched(),
-            Step::AccumulateChunks => accumulation != Accumulation::BatchAffine,
-            Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => {
-                accumulation == Accumulation::BatchAffine
-            }
+            Step::CombineCarries => kernels.plan == PlanShape::Spread,
             _ => true,
         })
     }
@@ -283,54 +257,14 @@ impl Step {
             }
             Step::ConvertScalars => Stage::ConvertScalars,
             Step::ScanBucketCounts | Step::ScatterEntries => Stage::Transpose,
-            // Batch-affine kernels on hardware GPUs compile this module for it.
             Step::AccumulateChunks | Step::CombineCarries => Stage::Smvp,
-            Step::StartAffineChunks | Step::StepAffineChunks | Step::FinishAffineChunks => Stage::AccumulateAffine,
             Step::BucketReduce | Step::SumWindows => Stage::BucketReduce,
-        }
-    }
-
-    /// The field form of the module that holds the step's pipeline for `spec`, in a context
-    /// whose kernels use `form`: that form, except on software GPUs (batched products):
-    /// - [`Step::SumWindows`] runs its multiplication one Montgomery round per loop iteration.
-    ///   Those drivers compile a pipeline at its first dispatch, one after another; a rolled
-    ///   multiplication saves about a third of this step's compilation (lavapipe, BLS12-381:
-    ///   0.94 → 0.66 s of a cold call), and its few dozen additions per window stay a small
-    ///   share of a warm call. So does [`Step::NormalizePoints`] (lavapipe, BLS12-377 at 2^16:
-    ///   0.5–0.7 s off a cold call, the step as fast), but not on SwiftShader
-    ///   ([`MulForm::ROLLED_SUBZERO`]), where one round per iteration took the step from about
-    ///   240 to 350 ms.
-    /// - SwiftShader's form for ed-on-bls12-377 ([`MulForm::ROLLED_SWIFTSHADER`]) accumulates
-    ///   with straight-line, product-scanned multiplications ([`MulForm::SCANNED`]): warm calls
-    ///   15% faster in Chromium at no cost in compilation, where every other kernel in that form
-    ///   (or the whole pipeline in it) compiled slower.
-    /// - lavapipe's form ([`MulForm::WIDE`]) accumulates the G1 groups' buckets one product at a
-    ///   time ([`MulForm::WIDE_GPU`]): llvmpipe keeps a single 64-bit-product multiplication's
-    ///   working set closer to its vector registers than a batch of three or four, and
-    ///   `accumulate_chunks` ran 17–28% faster on the 8-limb fields (bn254, ed-on-bls12-377),
-    ///   and within the noise on the 12-limb ones. One product per loop spends more of
-    ///   llvmpipe's 65,535 loop back-edges per invocation (see [`MulForm::batched`]): up to 23
-    ///   per entry, within the budget for the longest chunk a plan makes (2,048 entries;
-    ///   `plan.rs` tests it). The G2 groups keep their batches (unbatched, their cold calls took
-    ///   1–6 s longer and their warm calls were no faster).
-    ///
-    /// BENCHMARKS.md has the measurements. The storage layout is the same in all of them, so
-    /// each step reads what the one before wrote.
-    pub fn form(self, spec: &CurveSpec, form: MulForm) -> MulForm {
-        match (self, form) {
-            (Step::NormalizePoints, MulForm::ROLLED_SUBZERO) => form,
-            (Step::SumWindows | Step::NormalizePoints, _) if form.batched() => form.with_rounds(1),
-            (Step::AccumulateChunks, MulForm::ROLLED_SWIFTSHADER) => MulForm::SCANNED,
-            (Step::AccumulateChunks, MulForm::WIDE) if spec.extension.is_none() => MulForm::WIDE_GPU,
-            _ => form,
         }
     }
 
     /// How many times the step is dispatched in a row.
     pub fn repeats(self, plan: &Plan) -> u32 {
         match self {
-            // The first entry of every chunk is loaded by StartAffineChunks.
-            Step::StepAffineChunks => plan.chunk_len - 1,
             Step::ConvertScalars => u32::from(plan.inputs & Plan::SCALARS_MONTGOMERY != 0),
             Step::CombineCarries => u32::from(plan.carry_group > 1),
             _ => 1,
@@ -384,34 +318,6 @@ impl Step {
                 (6, Carries, ReadWrite),
                 (8, PointsBack, Read),
             ],
-            Step::StartAffineChunks => &[
-                (0, Plan, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (3, Entries, Read),
-                (4, PointsFront, Read),
-                (7, ChunkStates, ReadWrite),
-                (8, PointsBack, Read),
-            ],
-            Step::StepAffineChunks => &[
-                (0, Plan, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (3, Entries, Read),
-                (4, PointsFront, Read),
-                (5, Buckets, ReadWrite),
-                (6, Carries, ReadWrite),
-                (7, ChunkStates, ReadWrite),
-                (8, PointsBack, Read),
-            ],
-            Step::FinishAffineChunks => &[
-                (0, Plan, Read),
-                (1, BucketStarts, Read),
-                (2, BucketCounts, Read),
-                (5, Buckets, ReadWrite),
-                (6, Carries, ReadWrite),
-                (7, ChunkStates, Read),
-            ],
             Step::CombineCarries => {
                 &[(0, Plan, Read), (1, BucketStarts, Read), (2, BucketCounts, Read), (6, Carries, ReadWrite)]
             }
@@ -438,10 +344,7 @@ impl Step {
             Step::ConvertScalars | Step::DecomposeScalars => dispatch_size(plan.sets * plan.scalars_per_set()),
             // One workgroup per window.
             Step::ScanBucketCounts | Step::SumWindows => (plan.all_windows(), 1),
-            Step::AccumulateChunks | Step::StartAffineChunks | Step::FinishAffineChunks | Step::CombineCarries => {
-                dispatch_size(plan.total_chunks())
-            }
-            Step::StepAffineChunks => dispatch_size(plan.affine_step_threads()),
+            Step::AccumulateChunks | Step::CombineCarries => dispatch_size(plan.total_chunks()),
             Step::BucketReduce => dispatch_size(plan.total_segments()),
         }
     }

@@ -104,14 +104,13 @@ impl CurveFn for Overrides {
         }
         let ctx = block_on(MsmContext::with_mul_form(MulForm::ROLLED))
             .expect("every adapter runs the 13-bit form")
-            .with_accumulation(Accumulation::BatchAffine);
+            .with_accumulation(Accumulation::Projective);
         let chosen = calibration::<G>(&ctx);
-        let expected = if is_short_weierstrass::<G>() { Accumulation::BatchAffine } else { Accumulation::Projective };
         assert_eq!(chosen.kernels.form, MulForm::ROLLED);
-        assert_eq!(chosen.kernels.accumulation, expected);
+        assert_eq!(chosen.kernels.accumulation, Accumulation::Projective);
         assert!(chosen.form_rates.is_empty() && chosen.accumulation_seconds.is_empty(), "{chosen:?}");
         // The fixed kernels' answer, where the tests run every form: the BLS12 G2 groups' 13-bit
-        // batch-affine pipelines would add two minutes of lavapipe compiling to CI.
+        // pipelines would add minutes of lavapipe compiling to CI.
         if tests_every_form::<G>() {
             matches_arkworks::<G>(&ctx);
         }
@@ -126,49 +125,44 @@ fn fixed_kernels_are_not_measured() {
 }
 
 /// With an unlimited budget the accumulations are timed on every device (lavapipe included)
-/// and the faster is kept.
+/// and the faster is kept: on a curve with a twisted Edwards model, the only curves with more
+/// than one candidate.
 struct FullCalibration;
 
 impl CurveFn for FullCalibration {
     type Output = bool;
     fn call<G: GpuCurve>(self) -> bool {
-        if !is_short_weierstrass::<G>() {
+        if G::spec().edwards.is_none() {
             return false;
         }
         let Some(_) = shared_context() else { return true };
         let ctx = block_on(MsmContext::new()).expect("adapter").with_calibration_budget(f64::INFINITY);
         let chosen = calibration::<G>(&ctx);
         let measured: Vec<Accumulation> = chosen.accumulation_seconds.iter().map(|(a, _)| *a).collect();
-        let mut candidates = vec![Accumulation::Projective, Accumulation::BatchAffine];
-        if G::spec().edwards.is_some() {
-            let edwards = match default_edwards_accumulation(&ctx) {
-                Accumulation::EdwardsAffine => [Accumulation::EdwardsAffine, Accumulation::Edwards],
-                _ => [Accumulation::Edwards, Accumulation::EdwardsAffine],
-            };
-            candidates.splice(0..0, edwards);
-        }
+        let candidates = match default_edwards_accumulation(&ctx) {
+            Accumulation::EdwardsAffine => [Accumulation::EdwardsAffine, Accumulation::Edwards],
+            _ => [Accumulation::Edwards, Accumulation::EdwardsAffine],
+        };
         assert_eq!(measured, candidates, "{chosen:?}");
         let fastest = chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("two");
         assert_eq!(chosen.kernels.accumulation, fastest.0, "{chosen:?}");
         matches_arkworks::<G>(&ctx);
-        if G::spec().edwards.is_some() {
-            // Prepared bases keep affine Edwards points whichever Edwards form the calls won
-            // with (their runner kept from calibration where it was the losing candidate).
-            let mut rng = StdRng::seed_from_u64(31);
-            let points: Vec<G> = random_points::<G, _>(300, &mut rng);
-            let scalars: Vec<G::ScalarField> = (0..300).map(|_| G::ScalarField::rand(&mut rng)).collect();
-            let bases = block_on(ctx.prepare(&points)).expect("prepares");
-            let expected = bases_edwards_accumulation(&ctx, chosen.kernels.accumulation);
-            assert_eq!(bases.kernels(), Kernels { accumulation: expected, ..chosen.kernels });
-            let msm = G::Group::msm(&points, &scalars).expect("same lengths");
-            assert_eq!(block_on(ctx.msm_prepared(&bases, &scalars)), Ok(msm));
-        }
+        // Prepared bases keep affine Edwards points whichever Edwards form the calls won with
+        // (their runner kept from calibration where it was the losing candidate).
+        let mut rng = StdRng::seed_from_u64(31);
+        let points: Vec<G> = random_points::<G, _>(300, &mut rng);
+        let scalars: Vec<G::ScalarField> = (0..300).map(|_| G::ScalarField::rand(&mut rng)).collect();
+        let bases = block_on(ctx.prepare(&points)).expect("prepares");
+        let expected = bases_edwards_accumulation(&ctx, chosen.kernels.accumulation);
+        assert_eq!(bases.kernels(), Kernels { accumulation: expected, ..chosen.kernels });
+        let msm = G::Group::msm(&points, &scalars).expect("same lengths");
+        assert_eq!(block_on(ctx.msm_prepared(&bases, &scalars)), Ok(msm));
         true
     }
 }
 
 #[test]
 fn an_unlimited_budget_times_both_accumulations() {
-    // One short Weierstrass curve is enough: it compiles the curve twice.
+    // One curve is enough: it compiles the curve once per candidate.
     let _ = CurveId::ALL.iter().any(|curve| curve.call(FullCalibration));
 }

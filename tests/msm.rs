@@ -6,13 +6,12 @@
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::{CurveModel, GpuCurve, MsmContext, MsmError, PrepareOptions};
+use webgpu_msm::{GpuCurve, MsmContext, MsmError, PrepareOptions};
 
 use webgpu_msm::testing::{
-    shared_batch_affine_context as batch_affine_context, shared_context as context,
-    shared_gpu_form_context as gpu_form_context, shared_gpu_narrow_context as gpu_narrow_context,
-    shared_narrow_context as narrow_context, shared_swiftshader_form_context as swiftshader_form_context,
-    swiftshader_form, tests_every_form,
+    shared_context as context, shared_gpu_form_context as gpu_form_context,
+    shared_gpu_narrow_context as gpu_narrow_context, shared_narrow_context as narrow_context,
+    shared_swiftshader_context as swiftshader_context, swiftshader_runs_its_own_form, tests_every_form,
 };
 
 fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
@@ -119,13 +118,12 @@ fn large_inputs_are_split_into_passes<G: GpuCurve>() {
 /// BLS12-377's curve has the point T = (−1, 0) of order 2: on the curve, so inputs may hold it,
 /// but outside the prime-order group. The complete projective formulas are complete only on
 /// groups of odd order, so sums that pass through T may come back off the curve: that must be
-/// `InvalidGpuResult`, never a wrong answer. Batch-affine accumulation is exact on it (T + T =
-/// identity, where an affine doubling's 1/(2y) does not exist): T twice in one bucket.
+/// `InvalidGpuResult`, never a wrong answer.
 #[cfg(feature = "bls12-377")]
 #[test]
 fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
     use ark_bls12_377::G1Affine;
-    let (Some(ctx), Some(affine)) = (context(), batch_affine_context()) else { return };
+    let Some(ctx) = context() else { return };
     let order_two = G1Affine::new_unchecked(-ark_bls12_377::Fq::ONE, ark_bls12_377::Fq::zero());
     assert!(order_two.is_on_curve());
     let mut rng = StdRng::seed_from_u64(9);
@@ -141,14 +139,11 @@ fn bls12_377_point_of_order_two_is_never_a_wrong_answer() {
         ("(−1, 0) n − 1 times in one bucket", &vec![order_two; n - 1], &vec![one; n - 1]),
     ] {
         let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(points, scalars).expect("same lengths");
-        for ctx in [ctx, affine] {
-            match pollster::block_on(ctx.msm(points, scalars)) {
-                Ok(got) => assert_eq!(got, expected, "{what}"),
-                Err(e) => assert!(matches!(e, MsmError::InvalidGpuResult(_)), "{what}: {e}"),
-            }
+        match pollster::block_on(ctx.msm(points, scalars)) {
+            Ok(got) => assert_eq!(got, expected, "{what}"),
+            Err(e) => assert!(matches!(e, MsmError::InvalidGpuResult(_)), "{what}: {e}"),
         }
     }
-    check(affine, "(−1, 0) twice in one bucket", &[order_two, order_two], &[one, one]);
 }
 
 /// BLS12-377 runs on its twisted Edwards model by default, where points outside G1 may have no
@@ -309,17 +304,6 @@ fn default_context_computes_the_same_result<G: GpuCurve>() {
     assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)), Ok(expected));
 }
 
-/// Batch-affine accumulation (opt-in, short Weierstrass curves only): the same inputs and the
-/// same answers.
-fn batch_affine_accumulation_matches<G: GpuCurve>() {
-    if !matches!(G::spec().model, CurveModel::ShortWeierstrassA0 { .. }) {
-        return;
-    }
-    edge_cases::<G>(batch_affine_context());
-    skewed_scalars::<G>(batch_affine_context());
-    bucket_larger_than_a_thread_can_sum::<G>(batch_affine_context());
-}
-
 #[test]
 fn context_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
@@ -342,8 +326,7 @@ fn skewed_scalars<G: GpuCurve>(ctx: Option<&MsmContext>) {
 }
 
 /// One bucket with 70,000 points: more additions than llvmpipe lets one shader invocation loop
-/// (65,535), which a thread-per-bucket design cannot sum there. The same few points recur, so
-/// batch-affine accumulation meets equal and opposite points often.
+/// (65,535), which a thread-per-bucket design cannot sum there.
 fn bucket_larger_than_a_thread_can_sum<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
     let mut rng = StdRng::seed_from_u64(6);
@@ -428,8 +411,7 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
         assert_eq!(batch, Ok(vec![expected_other, expected]), "{what}: batch");
         let profile = pollster::block_on(ctx.msm_prepared_profiled(&bases, &scalars)).expect("profiled");
         assert_eq!((profile.result, profile.plan.fold), (expected, factor), "{what}: profiled");
-        let accumulation =
-            profile.steps.iter().find(|s| s.name == "accumulate_chunks" || s.name == "step_affine_chunks");
+        let accumulation = profile.steps.iter().find(|s| s.name == "accumulate_chunks");
         assert!(accumulation.is_some_and(|s| s.field_muls > 0), "{what}: the profile counts the accumulation");
     }
     if let Some(narrow) = narrow_context().filter(|_| tests_every_form::<G>()) {
@@ -458,17 +440,17 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     }
 }
 
-/// Prepared bases with stored multiples in the plan hardware GPUs run (`Plan::for_form`): a
+/// Prepared bases with stored multiples in the plan hardware GPUs run (`Plan::shaped`, spread): a
 /// folded plan keeps an unfolded call's chunk length, so each window holds F times its chunks
 /// and one bucket's carries (all scalars equal) span several carry groups. Random and equal
-/// scalars, on the context of `ctx` (a hardware GPU's form on lavapipe).
+/// scalars, on the context of `ctx` (the hardware profile on this adapter).
 fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
     use webgpu_msm::plan::{Plan, CARRY_GROUP};
     let Some(ctx) = ctx else { return };
     let (n, factor) = (4096, 4);
-    let form = pollster::block_on(ctx.calibration::<G>()).expect("calibrates").kernels.form;
+    let shape = pollster::block_on(ctx.calibration::<G>()).expect("calibrates").kernels.plan;
     // As `prepare` plans a pass of bases (for scalars of up to 256 bits).
-    let plan = Plan::folded(n as u32, 256, factor).for_form(form);
+    let plan = Plan::folded(n as u32, 256, factor).shaped(shape);
     assert!(plan.chunks_per_window > 2 * CARRY_GROUP, "several carry groups per bucket: {plan:?}");
     let mut rng = StdRng::seed_from_u64(13);
     let points = random_points::<G>(n, &mut rng);
@@ -554,14 +536,14 @@ macro_rules! curve_tests {
                 super::edge_cases::<G>(narrow_context());
             }
 
-            /// The form SwiftShader runs the curve in where no other context here runs it
+            /// SwiftShader's profile where it runs the curve in a form no other context here runs
             /// (ed-on-bls12-377's straight-line product-scanned accumulation, the other G1
-            /// curves' batched products each in its own loop), on lavapipe: the same answers
-            /// on a second driver.
+            /// curves' batched products each in its own loop), on this adapter: the same
+            /// answers as on a second driver.
             #[test]
             fn edge_cases_in_swiftshaders_form() {
-                if let Some(form) = swiftshader_form(G::spec()) {
-                    super::edge_cases::<G>(swiftshader_form_context(form));
+                if swiftshader_runs_its_own_form(G::spec()) {
+                    super::edge_cases::<G>(swiftshader_context());
                 }
             }
 
@@ -571,13 +553,6 @@ macro_rules! curve_tests {
                     super::edge_cases::<G>(gpu_form_context());
                     super::edge_cases::<G>(gpu_narrow_context());
                     super::precomputed_bases_in_a_hardware_plan::<G>(gpu_form_context());
-                }
-            }
-
-            #[test]
-            fn edge_cases_with_batch_affine_accumulation() {
-                if tests_every_form::<G>() {
-                    batch_affine_accumulation_matches::<G>();
                 }
             }
 

@@ -6,42 +6,52 @@ use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::{mont_mul_limbs, mont_mul_scanned};
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
-use webgpu_msm::testing::swiftshader_form;
+use webgpu_msm::wgsl::compose::Define;
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
 use webgpu_msm::wgsl::stash::stashes;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveId, CurveSpec};
+use webgpu_msm::{CurveId, CurveSpec, DeviceProfile};
 
-const FORMS: [MulForm; 5] = [
-    MulForm::ROLLED,
-    MulForm::ROLLED_GPU,
-    MulForm::WIDE,
-    MulForm::WIDE_GPU,
-    MulForm::Wide { rounds: 12, batched: true },
-];
+/// Every preset profile, with 64-bit integers, so that both limb widths are among its forms.
+fn profiles() -> [DeviceProfile; 3] {
+    DeviceProfile::ALL.map(|profile| profile.with_int64(true))
+}
+
+/// The curve's own spec, and its Edwards models' where it has them.
+fn models(curve: CurveId) -> impl Iterator<Item = &'static CurveSpec> {
+    let spec = curve.spec();
+    std::iter::once(spec).chain(spec.edwards.as_deref()).chain(spec.edwards_affine.as_deref())
+}
 
 /// Every curve's spec, and the Edwards model's of the curves that have one.
 fn specs() -> Vec<&'static CurveSpec> {
-    CurveId::ALL
-        .iter()
-        .flat_map(|c| {
-            std::iter::once(c.spec()).chain(c.spec().edwards.as_deref()).chain(c.spec().edwards_affine.as_deref())
-        })
-        .collect()
+    CurveId::ALL.iter().copied().flat_map(models).collect()
 }
 
-/// Every spec in every form of `FORMS`, and in SwiftShader's own form where it has one
-/// (`testing::swiftshader_form`: ed-on-bls12-377's accumulation compiles in `MulForm::SCANNED`,
-/// see `Step::form`; straight-line 30-limb G2 modules would take minutes to validate here for a
-/// form no device runs them in).
+/// Every spec (a curve's and its models') in every form a preset profile weighs for the curve,
+/// each once. The forms of single steps ([`DeviceProfile::step_form`]) are compiled by
+/// `step_table_matches_the_shaders`, stage by stage; straight-line 30-limb G2 modules would take
+/// minutes to validate here for a form no profile runs them in.
 fn cases() -> Vec<(&'static CurveSpec, MulForm)> {
-    specs().into_iter().flat_map(|s| FORMS.into_iter().chain(swiftshader_form(s)).map(move |f| (s, f))).collect()
+    let mut cases = Vec::new();
+    for profile in profiles() {
+        for &curve in CurveId::ALL {
+            for form in profile.forms(curve.spec()) {
+                for spec in models(curve) {
+                    if !cases.iter().any(|&(s, f): &(&CurveSpec, MulForm)| std::ptr::eq(s, spec) && f == form) {
+                        cases.push((spec, form));
+                    }
+                }
+            }
+        }
+    }
+    cases
 }
 
 #[test]
 fn every_composed_shader_validates_with_naga() {
     for (spec, form) in cases() {
-        for stage in Stage::ALL.into_iter().filter(|s| s.supports(spec)) {
+        for stage in Stage::ALL {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
@@ -52,16 +62,25 @@ fn every_composed_shader_validates_with_naga() {
     }
 }
 
-/// A form constant (a `const NAME: bool` the generated code declares) chooses code through the
-/// composer's `#if NAME` blocks, never through a WGSL branch: drivers inline every function
-/// before they drop a constant branch, so each caller compiled the dead arm's products too (4–23×
-/// the compile time on ACO; BENCHMARKS.md). No composed module branches on one.
+/// A define chooses code through the composer's `#if NAME` blocks, never through a WGSL
+/// branch: drivers inline every function before they drop a constant branch, so each caller
+/// compiled the dead arm's products too (4–23× the compile time on ACO; BENCHMARKS.md). No
+/// composed module names a define outside a comment (the composer decides, in Rust), and none
+/// branches on a `const NAME: bool` the generated code declares.
 #[test]
 fn no_composed_shader_branches_on_a_form_constant() {
     let is_identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
     for (spec, form) in cases() {
-        for stage in Stage::ALL.into_iter().filter(|s| s.supports(spec)) {
+        for stage in Stage::ALL {
             let source = compose(spec, stage, form);
+            for line in source.lines() {
+                let code = line.split("//").next().unwrap_or_default();
+                let words: Vec<&str> = code.split(|c: char| !is_identifier(c)).collect();
+                for define in Define::ALL {
+                    let what = format!("{} {stage:?} {form:?}: `{}`", spec.name, line.trim());
+                    assert!(!words.contains(&define.name()), "{what} names {}", define.name());
+                }
+            }
             let constants: Vec<&str> = source
                 .lines()
                 .filter_map(|line| line.trim().strip_prefix("const ")?.split_once(": bool = ").map(|(name, _)| name))
@@ -103,68 +122,89 @@ fn narrow_forms_use_no_64_bit_integers() {
 /// The step table (`src/step.rs`) agrees with the composed modules: every step's entry point is
 /// in its stage's module, and the bindings the table lists are exactly the group-0 globals that
 /// the entry point uses, each a uniform or storage buffer as the table's buffer is, and written
-/// by the entry point exactly where the table says `ReadWrite`.
+/// by the entry point exactly where the table says `ReadWrite`. For every preset profile, curve,
+/// form it weighs and accumulation: each module as the profile's pipelines compile it.
 #[test]
 fn step_table_matches_the_shaders() {
-    use naga::valid::GlobalUse;
-    let cases = cases().into_iter().flat_map(|c| {
-        [Accumulation::Projective, Accumulation::BatchAffine, Accumulation::Edwards, Accumulation::EdwardsAffine]
-            .map(|a| (c, a))
-    });
-    for ((spec, base_form), accumulation) in cases {
-        let accumulation = accumulation.on(spec);
-        let spec = spec.running(accumulation);
-        // With the step that is compiled on demand, which holds to the table too.
-        let kernels = Kernels { form: base_form, accumulation };
-        let steps = || Step::of(spec, kernels).chain([Step::PrecomputeMultiples]);
-        // Each module as the pipelines compile it: a stage in the form of its steps.
-        let modules = Stage::ALL.into_iter().flat_map(|stage| {
-            let mut forms: Vec<MulForm> =
-                steps().filter(|s| s.stage() == stage).map(|s| s.form(spec, base_form)).collect();
-            forms.dedup();
-            forms.into_iter().map(move |form| (stage, form))
-        });
-        for (stage, form) in modules {
-            let source = compose(spec, stage, form);
-            let module = naga::front::wgsl::parse_str(&source).expect("parses");
-            let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
-                .validate(&module)
-                .expect("validates");
-            for step in steps().filter(|s| s.stage() == stage && s.form(spec, base_form) == form) {
-                let what = format!("{} {form:?} {}", spec.name, step.name());
-                let index = module.entry_points.iter().position(|e| e.name == step.name());
-                let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));
-                let used: Vec<(u32, &naga::GlobalVariable, GlobalUse)> = module
-                    .global_variables
-                    .iter()
-                    .filter(|&(handle, _)| !uses[handle].is_empty())
-                    .filter_map(|(handle, var)| {
-                        let binding = var.binding.as_ref()?;
-                        assert_eq!(binding.group, 0, "{what}: {:?} outside group 0", var.name);
-                        Some((binding.binding, var, uses[handle]))
-                    })
-                    .collect();
-                for (binding, var, _) in &used {
-                    let listed = step.bindings().iter().any(|(b, _, _)| b == binding);
-                    assert!(listed, "{what} uses @binding({binding}) {:?}, which the table lacks", var.name);
-                }
-                assert_eq!(used.len(), step.bindings().len(), "{what}: the table lists bindings it does not use");
-                for &(binding, buffer, access) in step.bindings() {
-                    let (_, var, usage) = used.iter().find(|(b, _, _)| *b == binding).expect("checked above");
-                    let what = format!("{what} @binding({binding}) {:?} as {buffer:?}", var.name);
-                    match var.space {
-                        naga::AddressSpace::Uniform => assert!(buffer.is_uniform(), "{what}: a uniform"),
-                        naga::AddressSpace::Storage { access: declared } => {
-                            assert!(!buffer.is_uniform(), "{what}: a storage buffer");
-                            let writable = declared.contains(naga::StorageAccess::STORE);
-                            assert!(writable || access == Access::Read, "{what}: declared read-only");
-                        }
-                        other => panic!("{what}: in {other:?}"),
+    let accumulations = [Accumulation::Projective, Accumulation::Edwards, Accumulation::EdwardsAffine];
+    // Modules already checked (for another profile): the spec, stage, form and steps.
+    let mut checked: Vec<(*const CurveSpec, Stage, MulForm, Vec<Step>)> = Vec::new();
+    for profile in profiles() {
+        for (curve, accumulation) in CurveId::ALL.iter().flat_map(|c| accumulations.map(|a| (c, a))) {
+            for base_form in profile.forms(curve.spec()) {
+                let accumulation = accumulation.on(curve.spec());
+                let spec = curve.spec().running(accumulation);
+                let kernels = Kernels { form: base_form, accumulation, plan: profile.plan_shape(base_form) };
+                for (stage, form, steps) in modules(&profile, spec, kernels) {
+                    let key = (spec as *const CurveSpec, stage, form, steps.clone());
+                    if !checked.contains(&key) {
+                        check_step_table(spec, stage, form, &steps);
+                        checked.push(key);
                     }
-                    let writes = usage.contains(GlobalUse::WRITE);
-                    assert_eq!(writes, access == Access::ReadWrite, "{what}: written by the entry point?");
                 }
             }
+        }
+    }
+}
+
+/// Each module of `kernels` on the model `spec` as `profile`'s pipelines compile it (a stage in
+/// the form of its steps), with the steps it holds, and the step compiled on demand
+/// (`precompute_multiples`), which holds to the table too.
+fn modules(profile: &DeviceProfile, spec: &CurveSpec, kernels: Kernels) -> Vec<(Stage, MulForm, Vec<Step>)> {
+    let steps: Vec<Step> = Step::of(spec, kernels).chain([Step::PrecomputeMultiples]).collect();
+    let step_form = |step: Step| profile.step_form(step, spec, kernels.form);
+    let mut modules: Vec<(Stage, MulForm, Vec<Step>)> = Vec::new();
+    for &step in &steps {
+        let (stage, form) = (step.stage(), step_form(step));
+        match modules.iter_mut().find(|(s, f, _)| *s == stage && *f == form) {
+            Some((_, _, held)) => held.push(step),
+            None => modules.push((stage, form, vec![step])),
+        }
+    }
+    modules
+}
+
+/// The step table's entries of `steps` against the module of `stage` for `spec` in `form`.
+fn check_step_table(spec: &CurveSpec, stage: Stage, form: MulForm, steps: &[Step]) {
+    use naga::valid::GlobalUse;
+    let source = compose(spec, stage, form);
+    let module = naga::front::wgsl::parse_str(&source).expect("parses");
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
+        .validate(&module)
+        .expect("validates");
+    for &step in steps {
+        let what = format!("{} {form:?} {}", spec.name, step.name());
+        let index = module.entry_points.iter().position(|e| e.name == step.name());
+        let uses = info.get_entry_point(index.unwrap_or_else(|| panic!("{what}: no such entry point")));
+        let used: Vec<(u32, &naga::GlobalVariable, GlobalUse)> = module
+            .global_variables
+            .iter()
+            .filter(|&(handle, _)| !uses[handle].is_empty())
+            .filter_map(|(handle, var)| {
+                let binding = var.binding.as_ref()?;
+                assert_eq!(binding.group, 0, "{what}: {:?} outside group 0", var.name);
+                Some((binding.binding, var, uses[handle]))
+            })
+            .collect();
+        for (binding, var, _) in &used {
+            let listed = step.bindings().iter().any(|(b, _, _)| b == binding);
+            assert!(listed, "{what} uses @binding({binding}) {:?}, which the table lacks", var.name);
+        }
+        assert_eq!(used.len(), step.bindings().len(), "{what}: the table lists bindings it does not use");
+        for &(binding, buffer, access) in step.bindings() {
+            let (_, var, usage) = used.iter().find(|(b, _, _)| *b == binding).expect("checked above");
+            let what = format!("{what} @binding({binding}) {:?} as {buffer:?}", var.name);
+            match var.space {
+                naga::AddressSpace::Uniform => assert!(buffer.is_uniform(), "{what}: a uniform"),
+                naga::AddressSpace::Storage { access: declared } => {
+                    assert!(!buffer.is_uniform(), "{what}: a storage buffer");
+                    let writable = declared.contains(naga::StorageAccess::STORE);
+                    assert!(writable || access == Access::Read, "{what}: declared read-only");
+                }
+                other => panic!("{what}: in {other:?}"),
+            }
+            let writes = usage.contains(GlobalUse::WRITE);
+            assert_eq!(writes, access == Access::ReadWrite, "{what}: written by the entry point?");
         }
     }
 }
@@ -177,7 +217,7 @@ fn entry_points_that_use_the_stash_enter_it() {
     use naga::valid::GlobalUse;
     let mut checked = 0;
     for (spec, form) in cases() {
-        for stage in Stage::ALL.into_iter().filter(|s| s.supports(spec)) {
+        for stage in Stage::ALL {
             let source = compose(spec, stage, form);
             let module = naga::front::wgsl::parse_str(&source).expect("parses");
             let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
@@ -366,7 +406,7 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
     for spec in specs() {
         let m = spec.base_muls_per_mul() as usize;
         let costs = spec.op_muls();
-        for form in [MulForm::ROLLED, MulForm::ROLLED_GPU, MulForm::WIDE, MulForm::WIDE_GPU] {
+        for form in [MulForm::ROLLED, MulForm::ROLLED.unbatched(), MulForm::WIDE, MulForm::WIDE.unbatched()] {
             let source = compose(spec, Stage::Smvp, form);
             let muls = |name: &str| formula_muls(&source, name, m);
             let finish = muls("point_finish");
@@ -377,15 +417,6 @@ fn cost_model_unit_costs_match_the_curve_formulas() {
             assert_eq!(convert, costs.convert, "{curve} convert");
             assert_eq!(muls("point_add_stored") + finish, costs.add_stored, "{curve} add_stored");
             assert_eq!(muls("point_add") + finish, costs.add, "{curve} add");
-        }
-        if Stage::AccumulateAffine.supports(spec) {
-            // Montgomery's trick in the step kernel, then affine_add without the square of a
-            // doubling's numerator (doublings are rare; the inversion is counted apart).
-            let source = compose(spec, Stage::AccumulateAffine, MulForm::ROLLED);
-            let step =
-                body_muls(&source, "step_affine_chunks", m) + 2 * m * source.matches("field_mul_x2(inverse").count();
-            let add = body_muls(&source, "affine_add", m) - m;
-            assert_eq!((step + add) as u64, costs.affine_add, "{} affine_add", spec.name);
         }
     }
 }

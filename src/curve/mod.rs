@@ -171,37 +171,26 @@ impl CurveSpec {
     pub fn op_muls(&self) -> OpMuls {
         match &self.model {
             // RCB algorithms 8 and 7 (each with two multiplications by 3b); conversion: x and y
-            // into Montgomery form, then y² = x³ + b. Batch-affine: 3 in affine_add (λ, λ², y)
-            // and 3 for Montgomery's trick (the running product forward; backward, the inverse
-            // and its update), plus a share of an inversion.
+            // into Montgomery form, then y² = x³ + b.
             CurveModel::ShortWeierstrassA0 { b } => {
                 let m = self.base_muls_per_mul();
                 let b3: Vec<BigUint> = b.iter().map(|c| (c * 3u32) % &self.field.modulus).collect();
                 let by_b3 = 2 * crate::wgsl::field_gen::constant_mul_cost(&b3);
-                OpMuls {
-                    convert: 5 * m,
-                    add_stored: 11 * m + by_b3,
-                    add: 12 * m + by_b3,
-                    affine_add: 6 * m,
-                    normalize: 0,
-                }
+                OpMuls { convert: 5 * m, add_stored: 11 * m + by_b3, add: 12 * m + by_b3, normalize: 0 }
             }
             // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion: x and y into
-            // Montgomery form, the curve equation (4) and x·y·2d. No affine accumulation on
-            // this model.
-            CurveModel::TwistedEdwardsAMinus1 { .. } => {
-                OpMuls { convert: 8, add_stored: 7, add: 9, affine_add: 0, normalize: 0 }
-            }
+            // Montgomery form, the curve equation (4) and x·y·2d.
+            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 8, add_stored: 7, add: 9, normalize: 0 },
             // HWCD with the precomputed (Y − X, Y + X, 2d·T, 2Z) of an extended image;
             // conversion: Montgomery form (2), the Weierstrass equation (3) and the map (6).
             CurveModel::WeierstrassOnEdwards { affine_bases: false, .. } => {
-                OpMuls { convert: 11, add_stored: 8, add: 9, affine_add: 0, normalize: 0 }
+                OpMuls { convert: 11, add_stored: 8, add: 9, normalize: 0 }
             }
             // With affine bases: the map stops at (Y − X, Y + X, Z) (4 instead of 6), and
             // normalize_points spends 1 forward and 6 backward (the inverse and its update, the
             // two coordinates, 2d·x·y) per point, plus its share of an inversion.
             CurveModel::WeierstrassOnEdwards { affine_bases: true, .. } => {
-                OpMuls { convert: 9, add_stored: 7, add: 9, affine_add: 0, normalize: 7 }
+                OpMuls { convert: 9, add_stored: 7, add: 9, normalize: 7 }
             }
         }
     }
@@ -230,9 +219,6 @@ pub struct OpMuls {
     pub add_stored: u64,
     /// Adding two bucket points (also doubling: the formulas are complete).
     pub add: u64,
-    /// A batch-affine addition of a point to a chunk's affine running sum, without its share of
-    /// the batch's inversion.
-    pub affine_add: u64,
     /// Dividing one stored point by its Z after conversion, without its share of the batch's
     /// inversion (0 where stored points need no division).
     pub normalize: u64,

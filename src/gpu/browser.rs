@@ -7,8 +7,9 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::MsmError;
 
-/// "vendor / architecture / description" of the browser's default WebGPU adapter, e.g.
-/// "google / swiftshader / " in Chrome on SwiftShader. Fails with [`MsmError::NoAdapter`],
+/// "vendor / architecture / description" of the browser's default WebGPU adapter, which
+/// chooses its device profile ([`crate::DeviceProfile::for_adapter`] gives examples). Fails with
+/// [`MsmError::NoAdapter`],
 /// saying why, where there is no WebGPU; it is asked before wgpu is, because wgpu reads
 /// `navigator.gpu` only in a Window or a worker and traps (aborting the module) elsewhere.
 pub(crate) async fn adapter_description() -> Result<String, MsmError> {

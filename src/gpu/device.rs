@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::device_profile::DeviceProfile;
 use crate::step::Step;
 use crate::MsmError;
 
@@ -27,26 +28,6 @@ pub(crate) fn required_limits() -> wgpu::Limits {
     }
 }
 
-/// Words that name software GPUs in adapter descriptions (lower case): Mesa's llvmpipe
-/// (lavapipe) and softpipe, Google's SwiftShader, Microsoft's WARP (also "Microsoft Basic Render
-/// Driver", matched as a phrase).
-const SOFTWARE_GPUS: [&str; 5] = ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"];
-
-/// Whether an adapter is a software GPU: wgpu's device type `Cpu` (natively, and for a browser's
-/// fallback adapter), or a software GPU's name among the words of its `description`. Browsers
-/// report no device type, so on the web the name is what tells SwiftShader (Chrome: "google /
-/// swiftshader / ") or Deno's lavapipe ("… / llvmpipe (LLVM 15.0.6, 256 bits)") from a GPU.
-pub(crate) fn is_software(device_type: wgpu::DeviceType, description: &str) -> bool {
-    device_type == wgpu::DeviceType::Cpu
-        || SOFTWARE_GPUS.iter().any(|name| names(description, name))
-        || description.to_lowercase().contains("basic render")
-}
-
-/// Whether `name` (lower case) is one of the words of an adapter's `description`.
-fn names(description: &str, name: &str) -> bool {
-    description.to_lowercase().split(|c: char| !c.is_ascii_alphanumeric()).any(|word| word == name)
-}
-
 /// The optional features a device is created with where its adapter has them:
 /// `SHADER_INT64` for the 32-bit-limb field form (native Vulkan, Metal and DX12 devices; never
 /// browsers) and, natively, `TIMESTAMP_QUERY` for profiles (the JS API has none).
@@ -70,11 +51,10 @@ pub(crate) struct Gpu {
     /// Whether the device has wgpu's `TIMESTAMP_QUERY`: profiled runs then time each step on
     /// the GPU, all steps in one submission (`run_stages`).
     pub timestamps: bool,
-    /// Whether the adapter is a software GPU ([`is_software`]).
-    pub software: bool,
-    /// Whether the adapter is Google's SwiftShader (Chrome's software GPU), whose compiler
-    /// (Subzero) cannot take some kernels (see `calibrate::narrow_form`).
-    pub swiftshader: bool,
+    /// Every rule that depends on the device, from what the adapter says of itself
+    /// ([`DeviceProfile::for_adapter`]); tests may run another ([`crate::MsmContext`]'s
+    /// `with_profile`).
+    pub profile: DeviceProfile,
     /// The browser's "vendor / architecture / description" of the adapter (the JS API's
     /// `adapterInfo`).
     #[cfg(target_arch = "wasm32")]
@@ -139,8 +119,8 @@ impl Gpu {
         Ok(Gpu::assemble(device, queue, limits, description, lost))
     }
 
-    /// A `Gpu` of `device`, whose adapter describes itself as `description` (what tells a
-    /// software GPU, [`is_software`]).
+    /// A `Gpu` of `device`, whose adapter describes itself as `description` (what chooses its
+    /// [`DeviceProfile`]).
     fn assemble(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -151,8 +131,7 @@ impl Gpu {
         let info = device.adapter_info();
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let software = is_software(info.device_type, &description);
-        let swiftshader = names(&description, "swiftshader");
+        let profile = DeviceProfile::for_adapter(info.device_type, &description, int64);
         Gpu {
             device,
             queue,
@@ -160,8 +139,7 @@ impl Gpu {
             limits,
             int64,
             timestamps,
-            software,
-            swiftshader,
+            profile,
             #[cfg(target_arch = "wasm32")]
             description,
             lost,
@@ -394,7 +372,7 @@ impl Gpu {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use super::{is_software, Gpu};
+    use super::Gpu;
     use crate::MsmError;
 
     /// A loss that wgpu reports itself (here a `destroy` behind the flag's back, reported at the
@@ -442,28 +420,5 @@ mod tests {
         let gpu = pollster::block_on(Gpu::new()).expect("adapter");
         gpu.destroy("test");
         assert_eq!(gpu.check_alive(), Err(MsmError::DeviceLost("Destroyed: test".into())));
-    }
-
-    /// The descriptions the project's software GPUs give (native lavapipe, Chrome, Node's Dawn
-    /// and Deno on SwiftShader or lavapipe) are software; hardware GPUs' are not.
-    #[test]
-    fn software_gpus_are_told_by_device_type_or_name() {
-        let (cpu, other, discrete) = (wgpu::DeviceType::Cpu, wgpu::DeviceType::Other, wgpu::DeviceType::DiscreteGpu);
-        assert!(is_software(cpu, "llvmpipe (LLVM 15.0.6, 256 bits)"));
-        assert!(is_software(cpu, ""), "a browser's fallback adapter");
-        for software in [
-            "google / swiftshader / ",
-            "google / swiftshader / SwiftShader driver 5.0.0",
-            "65541 /  / llvmpipe (LLVM 15.0.6, 256 bits)",
-            "Microsoft Basic Render Driver",
-        ] {
-            assert!(is_software(other, software), "{software}");
-        }
-        for hardware in
-            ["nvidia / ampere / ", "amd / rdna-2 / AMD Radeon RX 6800", "apple / metal-3 / ", "intel / gen-12lp / "]
-        {
-            assert!(!is_software(other, hardware), "{hardware}");
-        }
-        assert!(!is_software(discrete, "NVIDIA H100 80GB HBM3"));
     }
 }

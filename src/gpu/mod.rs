@@ -1,9 +1,10 @@
-//! Everything that talks to wgpu: device set-up, compiled pipelines, reusable buffers and the
-//! encoding of one MSM.
+//! Everything that talks to wgpu: device set-up, the device profile (every rule that depends on
+//! the device), compiled pipelines, reusable buffers and the encoding of one MSM.
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod browser;
 pub(crate) mod device;
+pub(crate) mod device_profile;
 pub(crate) mod pipelines;
 #[cfg(target_arch = "wasm32")]
 mod precompile;

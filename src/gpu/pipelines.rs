@@ -5,6 +5,7 @@ use crate::step::{Kernels, Step};
 use crate::MsmError;
 
 use super::device::Gpu;
+use super::device_profile::DeviceProfile;
 use crate::wgsl::{compose, MulForm, Stage};
 
 /// One compute pipeline per [`Step`] the curve runs.
@@ -62,11 +63,12 @@ fn stage_steps(device: &wgpu::Device, spec: &CurveSpec, stage: &StageCode) -> Ve
     stage.steps.iter().map(|&step| (step, compute_pipeline(device, &module, step.name()))).collect()
 }
 
-/// The stages one set of kernels needs: each holds the steps that share its module.
-fn stages_of(spec: &CurveSpec, kernels: Kernels) -> Vec<StageCode> {
+/// The stages one set of kernels needs on a device of `profile`: each holds the steps that
+/// share its module, in the form the profile compiles them in ([`DeviceProfile::step_form`]).
+fn stages_of(profile: &DeviceProfile, spec: &CurveSpec, kernels: Kernels) -> Vec<StageCode> {
     let mut by_stage: Vec<StageCode> = Vec::new();
     for step in Step::of(spec, kernels) {
-        let (stage, form) = (step.stage(), step.form(spec, kernels.form));
+        let (stage, form) = (step.stage(), profile.step_form(step, spec, kernels.form));
         match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
             Some(module) => module.steps.push(step),
             None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(spec, stage, form) }),
@@ -80,13 +82,14 @@ impl CurvePipelines {
     /// accumulation it times at once): every distinct stage that holds a step compiles once,
     /// and each step's pipeline is built from it. Natively the stages of all candidates compile
     /// on the machine's cores ([`Gpu::capture_each`]), for drivers that compile a pipeline when
-    /// it is created (lavapipe compiles at its first dispatch instead, so there it gains
+    /// it is created (software GPUs compile at its first dispatch instead, so there it gains
     /// little); in browsers one after the other, all first compiled asynchronously by the
     /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
     pub(crate) async fn compile(gpu: &Gpu, candidates: &[(&CurveSpec, Kernels)]) -> Result<Vec<Self>, MsmError> {
-        let stages: Vec<Vec<StageCode>> = candidates.iter().map(|&(spec, kernels)| stages_of(spec, kernels)).collect();
+        let stages: Vec<Vec<StageCode>> =
+            candidates.iter().map(|&(spec, kernels)| stages_of(&gpu.profile, spec, kernels)).collect();
         // Each distinct module once, with every step any candidate needs from it: candidates
-        // share most of their stages (projective and batch-affine accumulation differ in one).
+        // share the stages whose code is the same (transposition, scalar conversion).
         let mut modules: Vec<(&CurveSpec, StageCode)> = Vec::new();
         for (&(spec, _), codes) in candidates.iter().zip(&stages) {
             for code in codes {

@@ -1,11 +1,11 @@
 //! Pipeline compilation off the browser's GPU-process main thread.
 //!
 //! wgpu creates pipelines with the synchronous `createComputePipeline`, which Chromium's Dawn
-//! compiles on the thread that also composites the page: the first call on a curve froze the
-//! page for seconds (SwiftShader), even with the package in a Worker. Asking first for the same
-//! pipelines with `createComputePipelineAsync` (same code, entry point and automatic layout)
-//! lets Dawn compile them on its worker threads and keep them; wgpu's synchronous requests then
-//! find them compiled. Failures are ignored here: the synchronous creation reports them.
+//! compiles on the thread that also composites the page: the first call on a curve froze the page
+//! for seconds (on a software GPU), even with the package in a Worker. Asking first for the same
+//! pipelines with `createComputePipelineAsync` (same code, entry point and automatic layout) lets
+//! Dawn compile them on its worker threads and keep them; wgpu's synchronous requests then find
+//! them compiled. Failures are ignored here: the synchronous creation reports them.
 
 use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};

@@ -1,7 +1,7 @@
 //! Natively, the host-visible buffers that a workspace's inputs are written into, copied from
 //! on the GPU into the buffers that hold them. `queue.write_buffer` instead allocates fresh
 //! staging memory on every call, and the first touch of fresh memory costs a page fault per
-//! 4 KiB page: on lavapipe that was 9–10× a memcpy of the inputs per call for BLS12-381 at
+//! 4 KiB page: on a software GPU that was 9–10× a memcpy of the inputs per call for BLS12-381 at
 //! 2^19–2^20 (BENCHMARKS.md). In browsers `write_buffer` hands WebGPU a view of the WASM
 //! memory, one copy already, so they keep it.
 //!

@@ -1,11 +1,13 @@
-//! GPU tests of single operations and single stages, on whatever adapter wgpu picks (lavapipe in
-//! CI). Each compares the GPU with arkworks or with the stage's CPU model in `cpu_model`.
+//! GPU tests of single operations and single stages, on whatever adapter wgpu picks (a software GPU
+//! in CI), with the kernels of several device profiles. Each compares the GPU with arkworks or with
+//! the stage's CPU model in `cpu_model`.
 
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use num_bigint::BigUint;
 
+use crate::calibrate::Candidates;
 use crate::combine::points_from_gpu;
 use crate::cpu_model;
 use crate::curve::registry::each_curve;
@@ -20,8 +22,7 @@ use crate::wgsl::{MulForm, Stage};
 use crate::MsmContext;
 
 use crate::testing::{
-    shared_batch_affine_context, shared_context, shared_gpu_form_context, shared_gpu_narrow_context,
-    shared_narrow_context, tests_every_form,
+    shared_context, shared_gpu_form_context, shared_gpu_narrow_context, shared_narrow_context, tests_every_form,
 };
 
 fn biguint(words: &[u32]) -> BigUint {
@@ -73,11 +74,15 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
     storage_words(m, &coords)
 }
 
-/// The field form `ctx` runs for `G`: the one it was created with, else the calibrated one
-/// (which compiles the curve's pipelines on first use, minutes for a BLS12 G2 group on lavapipe).
+/// The field form `ctx` runs for `G`: its only candidate (fixed, or the one its profile has),
+/// else the calibrated one (which compiles the curve's pipelines on first use, minutes for a
+/// BLS12 G2 group on a software GPU).
 fn form_of<G: GpuCurve>(ctx: &MsmContext) -> MulForm {
     let calibrated = || pollster::block_on(ctx.calibration::<G>()).expect("the curve compiles").kernels.form;
-    ctx.fixed.form.unwrap_or_else(calibrated)
+    match Candidates::new(ctx.device_profile(), G::spec(), ctx.fixed).forms[..] {
+        [form] => form,
+        _ => calibrated(),
+    }
 }
 
 /// Runs `entry` of `G`'s test kernels, in the form `ctx` runs, with the given storage buffers
@@ -215,14 +220,16 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         (minus_one, BigUint::zero()),
     ];
     pairs.extend((0..100).map(|_| (below_p(&mut rng), below_p(&mut rng))));
+    // Every shape of the arithmetic the profiles run: batched or not, 5 or 10 rounds, a loop
+    // per batch or per product, straight-line.
     let forms = [
         MulForm::WIDE,
-        MulForm::WIDE_GPU,
+        MulForm::WIDE.unbatched(),
         MulForm::ROLLED,
-        MulForm::ROLLED_SWIFTSHADER,
-        MulForm::ROLLED_SUBZERO,
+        MulForm::ROLLED.with_rounds(10),
+        MulForm::Rolled { rounds: 5, batched: true, interleaved: false },
         MulForm::SCANNED,
-        MulForm::ROLLED_GPU,
+        MulForm::ROLLED.unbatched(),
     ];
     for form in forms.into_iter().filter(|f| ctx.gpu().int64 || !f.needs_int64()) {
         let m = spec.field_for(form);
@@ -313,7 +320,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
         None => Plan::choose(n as u32, spec.scalar_bits),
     }
     .with_inputs(Plan::POINTS_MONTGOMERY | Plan::SCALARS_MONTGOMERY)
-    .for_form(form_of::<G>(ctx));
+    .shaped(ctx.device_profile().plan_shape(form_of::<G>(ctx)));
     // The upload is arkworks' own limbs; the CPU models start from canonical scalar words.
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
@@ -464,7 +471,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
 use ark_ec::VariableBaseMSM;
 
 /// One invocation adds 1000 random points in sequence and writes every prefix: long chains are
-/// where per-invocation driver limits (llvmpipe's loop budget) show; each prefix must match.
+/// where per-invocation driver limits ([`crate::DeviceProfile::LOOP_BUDGET`]) show; each prefix
+/// must match.
 fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
     let spec = G::spec();
@@ -537,8 +545,7 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
     assert!(id(other.workspace()) == first_id && !other.covers(&large), "the largest free one, to grow");
 }
 
-/// Every test above on one curve, in both field forms (and batch-affine accumulation on short
-/// Weierstrass curves), where `tests_every_form` says so: the BLS12 G2 groups only in the default
+/// Every test above on one curve, in both field forms, where `tests_every_form` says so: the BLS12 G2 groups only in the default
 /// context's form, and their field and curve operations in hardware GPUs' form too.
 macro_rules! curve_tests {
     ($module:ident, $affine:ty) => {
@@ -580,10 +587,6 @@ macro_rules! curve_tests {
                     stages_match_cpu_models::<G>(shared_gpu_form_context(), 3000, Some(13), true);
                     stages_match_cpu_models::<G>(shared_narrow_context(), 700, None, false);
                     stages_match_cpu_models::<G>(shared_gpu_narrow_context(), 700, None, false);
-                }
-                if matches!(G::spec().model, CurveModel::ShortWeierstrassA0 { .. }) && tests_every_form::<G>() {
-                    stages_match_cpu_models::<G>(shared_batch_affine_context(), 700, None, false);
-                    stages_match_cpu_models::<G>(shared_batch_affine_context(), 500, None, true);
                 }
             }
 

@@ -2,7 +2,7 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::{Plan, MAX_SETS_PER_PASS};
-use crate::step::{Accumulation, Buffer, Kernels, Step};
+use crate::step::{Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
 use super::resident::PreparedPass;
@@ -20,7 +20,7 @@ impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels`.
     pub(crate) fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
         let spec = spec.running(kernels.accumulation);
-        let plan = &plan.for_form(kernels.form);
+        let plan = &plan.shaped(kernels.plan);
         let n = plan.n as u64;
         let field = spec.packed_words(kernels.form) as u64 * 4;
         let point = spec.point_coords() as u64 * field;
@@ -41,11 +41,6 @@ impl BufferSizes {
             // window sums that are read back (`WINDOW_SUMS_REGION` in bucket_reduce.wgsl).
             Buffer::Partials => (WINDOW_SUMS_REGION * plan.total_segments() as u64 + windows) * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
-            // ChunkState: an affine sum and a prefix product (3 fields), then 4 words.
-            Buffer::ChunkStates => match kernels.accumulation.on(spec) {
-                Accumulation::BatchAffine => plan.total_chunks() as u64 * (3 * field + 16),
-                Accumulation::Projective | Accumulation::Edwards | Accumulation::EdwardsAffine => 0,
-            },
             Buffer::Faults => FAULTS_BYTES,
             Buffer::Prefixes => match spec.normalizes_stored_points() {
                 true => n * field,
@@ -328,27 +323,25 @@ impl Drop for WorkspaceLease<'_> {
 #[cfg(test)]
 mod tests {
     use super::{max_points, WINDOW_SUMS_REGION};
+    use crate::plan::PlanShape;
     use crate::step::{Accumulation, Kernels};
     use crate::wgsl::MulForm;
 
     /// A pass holds 2^20 points of every curve and G2 group, in both field forms and with every
-    /// accumulation, within WebGPU's default limits: stored points lie in two buffers, where one
-    /// held 699,050 of bls12-377's 192-byte points on its Edwards model, and so do uploaded
-    /// points, where one held 699,050 of the BLS12 G2 groups' 192-byte points.
+    /// accumulation and plan shape, within WebGPU's default limits: stored points lie in two
+    /// buffers, where one held 699,050 of bls12-377's 192-byte points on its Edwards model, and so
+    /// do uploaded points, where one held 699,050 of the BLS12 G2 groups' 192-byte points.
     #[test]
     fn a_pass_holds_2_pow_20_points_within_default_limits() {
         let limits = wgpu::Limits::default();
         for spec in crate::CurveId::ALL.iter().map(|id| id.spec()) {
             for form in [MulForm::WIDE, MulForm::ROLLED] {
-                for accumulation in [
-                    Accumulation::Projective,
-                    Accumulation::BatchAffine,
-                    Accumulation::Edwards,
-                    Accumulation::EdwardsAffine,
-                ] {
-                    let kernels = Kernels { form, accumulation };
-                    let points = max_points(spec, kernels, &limits, 1);
-                    assert!(points >= 1 << 20, "{} {kernels:?}: {points} points per pass", spec.name);
+                for accumulation in [Accumulation::Projective, Accumulation::Edwards, Accumulation::EdwardsAffine] {
+                    for plan in [PlanShape::Compact, PlanShape::Spread] {
+                        let kernels = Kernels { form, accumulation, plan };
+                        let points = max_points(spec, kernels, &limits, 1);
+                        assert!(points >= 1 << 20, "{} {kernels:?}: {points} points per pass", spec.name);
+                    }
                 }
             }
         }

@@ -61,7 +61,7 @@ export interface Kernels {
   /** Whether independent products advance together (software GPUs) or one after another. */
   batched: boolean;
   /** How buckets are accumulated. */
-  accumulation: "projective" | "batch-affine" | "edwards" | "edwards-affine";
+  accumulation: "projective" | "edwards" | "edwards-affine";
 }
 /**
  * How a points buffer writes coordinates: "canonical" integers (the default) or "montgomery",
@@ -182,9 +182,9 @@ impl JsMsmContext {
 
     /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
     /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, batched: boolean,
-    /// accumulation: "projective" | "batch-affine" | "edwards" | "edwards-affine" }`. Browsers lack 64-bit integers, so
-    /// `limbBits` is 13; products are batched on software GPUs (SwiftShader, llvmpipe), one
-    /// after another on hardware GPUs.
+    /// accumulation: "projective" | "edwards" | "edwards-affine" }`. Browsers lack 64-bit
+    /// integers, so `limbBits` is 13; products are batched on software GPUs, one after another
+    /// on hardware GPUs (the device profile's, [`crate::DeviceProfile::batch_products`]).
     #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
     pub fn kernels(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
         let inner = self.inner.clone();
@@ -195,7 +195,6 @@ impl JsMsmContext {
             Reflect::set(&object, &"batched".into(), &kernels.form.batched().into())?;
             let accumulation = match kernels.accumulation {
                 crate::step::Accumulation::Projective => "projective",
-                crate::step::Accumulation::BatchAffine => "batch-affine",
                 crate::step::Accumulation::Edwards => "edwards",
                 crate::step::Accumulation::EdwardsAffine => "edwards-affine",
             };

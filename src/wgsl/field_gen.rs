@@ -20,11 +20,14 @@ use super::{field_packed, field_wide, fp2};
 /// How `field_mul` is generated; both compute the same function. `rounds` is the most
 /// Montgomery rounds one loop iteration runs: each field runs the largest divisor of its own
 /// limb count not above it ([`Montgomery::loop_rounds`]), so one form serves fields of any size.
+/// Which device runs which form is the device profile's business
+/// ([`crate::DeviceProfile`]); this type only says how the arithmetic is generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MulForm {
-    /// A loop of N/R iterations of R unrolled rounds, R = the field's rounds for `rounds`, or
-    /// straight-line product scanning when `rounds` ≥ N. The default where 64-bit integers are
-    /// missing (browsers).
+    /// 13-bit limbs, one per u32 (two per u32 between operations where
+    /// [`MulForm::packed_values`]): a loop of N/R iterations of R unrolled rounds, R = the
+    /// field's rounds for `rounds`, or straight-line product scanning when `rounds` ≥ N. Needs
+    /// nothing beyond WebGPU.
     Rolled {
         /// At most this many Montgomery rounds per loop iteration.
         rounds: usize,
@@ -36,10 +39,9 @@ pub enum MulForm {
         /// with `batched`: see [`MulForm::interleaved`].
         interleaved: bool,
     },
-    /// 32-bit limbs multiplied into 64-bit products (wgpu's `SHADER_INT64`: native Vulkan,
-    /// Metal and DX12 devices, lavapipe included; never browsers): 12 limbs for a 377-bit field
-    /// instead of 30. A loop of N/R iterations as in `Rolled`, or straight-line code when
-    /// `rounds` ≥ N. The default on devices that have the feature.
+    /// 32-bit limbs multiplied into 64-bit products (the device needs wgpu's `SHADER_INT64`):
+    /// 12 limbs for a 377-bit field instead of 30. A loop of N/R iterations as in `Rolled`, or
+    /// straight-line code when `rounds` ≥ N.
     Wide {
         /// At most this many Montgomery rounds per loop iteration.
         rounds: usize,
@@ -49,60 +51,28 @@ pub enum MulForm {
 }
 
 impl MulForm {
-    /// The rolled 13-bit form of software GPUs: up to 5 rounds per iteration (5 for the 20 and
-    /// 30 limbs of 254- to 381-bit fields), products batched.
+    /// 13-bit limbs, up to 5 rounds per loop iteration (5 for the 20 and 30 limbs of 254- to
+    /// 381-bit fields), products batched, each batch in one loop.
     pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: true };
-    /// The wide form of software GPUs: up to 4 rounds per iteration (4 for 8 and 12 limbs),
-    /// products batched.
+    /// 32-bit limbs, up to 4 rounds per loop iteration (4 for 8 and 12 limbs), products batched.
     pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
-    /// [`MulForm::ROLLED`] with up to 10 rounds per iteration (two iterations for 20 limbs):
-    /// SwiftShader's form for Edwards curves over 20-limb fields (see `calibrate::narrow_form`).
-    pub const ROLLED_SWIFTSHADER: MulForm = MulForm::Rolled { rounds: 10, batched: true, interleaved: true };
-    /// [`MulForm::ROLLED`] with each batched product in its own loop: SwiftShader's form for
-    /// the other G1 curves (see `calibrate::narrow_form`).
-    pub const ROLLED_SUBZERO: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: false };
     /// Straight-line 13-bit products, batched, each summed column by column (product
-    /// scanning): SwiftShader's bucket accumulation on ed-on-bls12-377 (see `Step::form`). Any
-    /// `rounds` at least the field's limbs (at most 30) means straight-line code.
+    /// scanning). Any `rounds` at least the field's limbs (at most 30) means straight-line
+    /// code.
     pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true, interleaved: true };
-    /// [`MulForm::ROLLED`] with products one after another: the form of hardware GPUs (and of
-    /// SwiftShader's BLS12 G2 kernels, see `calibrate::narrow_form`).
-    pub const ROLLED_GPU: MulForm = MulForm::Rolled { rounds: 5, batched: false, interleaved: false };
-    /// [`MulForm::WIDE`] with products one after another: the form of hardware GPUs.
-    pub const WIDE_GPU: MulForm = MulForm::Wide { rounds: 4, batched: false };
 
-    /// The wide (`int64`) or 13-bit form for a software or hardware GPU: products batched on
-    /// software GPUs (lavapipe, SwiftShader; natively wgpu's device type `Cpu`, in browsers told
-    /// by the adapter's name), one after another on hardware GPUs. Calibration
-    /// ([`crate::calibrate`]) measures these candidates; `calibrate::narrow_form` makes
-    /// the one exception (SwiftShader's BLS12 G2 kernels, unbatched).
-    pub fn for_device(software: bool, int64: bool) -> MulForm {
-        match (int64, software) {
-            (true, false) => MulForm::WIDE_GPU,
-            (true, true) => MulForm::WIDE,
-            (false, false) => MulForm::ROLLED_GPU,
-            (false, true) => MulForm::ROLLED,
-        }
-    }
-
-    /// Whether `field_mul_xK` advances K independent products in one loop. Batching is for
-    /// llvmpipe (lavapipe), which caps the loop back-edges of one invocation at 65,535 over all
-    /// its loops (see `mul` in `field_gen.rs`): K products per loop spend K times fewer. On a
-    /// real GPU compiler it keeps every product's operands and accumulators live at once
-    /// (navi21, wide bls12-377 accumulation: 256 VGPRs batched, 144 one after another;
-    /// BENCHMARKS.md), so hardware GPUs call `field_mul` K times instead.
+    /// Whether `field_mul_xK` advances K independent products in one loop (K times fewer loop
+    /// back-edges per product, and every product's operands and accumulators live at once) or
+    /// calls `field_mul` K times.
     pub fn batched(self) -> bool {
         match self {
             MulForm::Rolled { batched, .. } | MulForm::Wide { batched, .. } => batched,
         }
     }
 
-    /// Whether a batch's products share one loop, all K advancing round by round. llvmpipe
-    /// needs it where a form batches (its loop budget, above). SwiftShader's compiler (Subzero)
-    /// keeps nearly every value of a loop body in memory, and K products at once make K times
-    /// the body: its 13-bit loops ran 4–14% faster on BLS12-377 and 4–6% on bn254 as K loops
-    /// of one product each ([`MulForm::ROLLED_SUBZERO`]; BENCHMARKS.md). Straight-line code
-    /// (rounds ≥ limbs) is always interleaved: its product-scanned batches need it.
+    /// Whether a batch's products share one loop, all K advancing round by round, rather than
+    /// each running its own loop (a body K times smaller). Straight-line code (rounds ≥ limbs)
+    /// is always interleaved: its product-scanned batches need it.
     pub fn interleaved(self) -> bool {
         match self {
             MulForm::Rolled { batched, interleaved, .. } => batched && interleaved,
@@ -111,8 +81,9 @@ impl MulForm {
     }
 
     /// Whether field values live packed between operations, two 13-bit limbs per u32 (see
-    /// `src/wgsl/field_packed.rs`): the 13-bit form of hardware GPUs, whose register budget the
-    /// curve formulas exceed with one limb per u32.
+    /// `src/wgsl/field_packed.rs`): the 13-bit form with products one after another, which
+    /// holds half the registers per value where the curve formulas would otherwise exceed a
+    /// GPU's register budget.
     pub fn packed_values(self) -> bool {
         matches!(self, MulForm::Rolled { batched: false, .. })
     }
@@ -147,6 +118,14 @@ impl MulForm {
         }
     }
 
+    /// This form with products one after another.
+    pub fn unbatched(self) -> MulForm {
+        match self {
+            MulForm::Rolled { rounds, .. } => MulForm::Rolled { rounds, batched: false, interleaved: false },
+            MulForm::Wide { rounds, .. } => MulForm::Wide { rounds, batched: false },
+        }
+    }
+
     /// Whether the shaders use 64-bit integers (the device needs `SHADER_INT64`).
     pub fn needs_int64(self) -> bool {
         matches!(self, MulForm::Wide { .. })
@@ -154,11 +133,8 @@ impl MulForm {
 }
 
 impl Default for MulForm {
-    /// [`MulForm::ROLLED`], which every WebGPU device runs: on lavapipe at 2^16 it runs the
-    /// pipeline 10–15% faster than a fully unrolled multiplication (no longer generated) and
-    /// compiles several times faster;
-    /// SwiftShader only takes this 13-bit form. Contexts choose their form by calibration
-    /// ([`crate::calibrate`]).
+    /// [`MulForm::ROLLED`], which every WebGPU device can run. Contexts choose their form by
+    /// calibration ([`crate::calibrate`]).
     fn default() -> Self {
         MulForm::ROLLED
     }
@@ -223,7 +199,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
             fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue, form) + FIELD_HELPERS
         }
     };
-    field + &curve_constants(spec, f, form)
+    field + &curve_constants(spec, f, form.packed_values())
 }
 
 /// The base prime field's module: constants, types and straight-line arithmetic, with limbs of
@@ -234,7 +210,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     let bits = f.limb_bits;
     let packed = form.packed_values();
     let mut out = String::new();
-    let _ = writeln!(
+    let _ = write!(
         out,
         "// Field arithmetic for the {}-bit base field of {}, generated by src/wgsl/field_gen.rs.\n\
          const LIMBS: u32 = {n}u;\n\
@@ -245,13 +221,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
          // Storage layout: {}.\n\
          {}\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
-         {}\
-         // Whether field_mul_xK advances its K products in one loop (software GPUs) or calls\n\
-         // field_mul K times (hardware GPUs); see MulForm::batched.\n\
-         const PRODUCTS_BATCHED: bool = {};\n\
-         // Whether field_mul_sum fuses its two products into one reduction (32-bit limbs) or\n\
-         // reduces each (13-bit limbs, whose accumulators have no room for a third product).\n\
-         const SUMS_FUSED: bool = {};",
+         {}",
         f.modulus.bits(),
         spec.name,
         f.mu,
@@ -259,8 +229,6 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
         if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
         StorageWords::packed_field(f.storage_words()).declaration(),
         StorageWords::uploaded(spec.base_words()).declaration(),
-        form.batched(),
-        form.fuses_sums(),
     );
     if packed {
         out += &field_packed::packed_operations(spec, f);
@@ -322,9 +290,8 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     out
 }
 
-/// Curve coefficients in Montgomery form.
-fn curve_constants(spec: &CurveSpec, f: &Montgomery, form: MulForm) -> String {
-    let packed = form.packed_values();
+/// Curve coefficients in Montgomery form, packed where field values are.
+fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
     let mont = |v: &BigUint| (v * &f.r_mod_p) % &f.modulus;
     match &spec.model {
         CurveModel::ShortWeierstrassA0 { b } => {
@@ -332,15 +299,11 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, form: MulForm) -> String {
             let mont_all = |v: &[BigUint]| v.iter().map(mont).collect::<Vec<_>>();
             let mut out = coordinate_const("B", "b, Montgomery form", &mont_all(b), f, packed);
             out += &coordinate_const("B3", "3·b, Montgomery form", &mont_all(&b3), f, packed);
-            out += &mul_by_constant("mul_by_b3", &b3, f, packed);
-            out + NOT_NORMALIZED + &stored_read_at_use(false, false, form)
+            out + &mul_by_constant("mul_by_b3", &b3, f, packed)
         }
         CurveModel::TwistedEdwardsAMinus1 { d } => {
             let d2 = (d * 2u32) % &f.modulus;
             field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
-                + "// d is not a square: the Edwards formulas are complete.\nconst EDWARDS_INCOMPLETE: bool = false;\n"
-                + NOT_NORMALIZED
-                + &stored_read_at_use(true, false, form)
         }
         CurveModel::WeierstrassOnEdwards { b, map, affine_bases } => {
             let d2 = (&map.d * 2u32) % &f.modulus;
@@ -355,32 +318,22 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, form: MulForm) -> String {
                 let half = (&map.d * ((&f.modulus + 1u32) >> 1)) % &f.modulus;
                 out += &field_const("D_HALF", "d/2 of the Edwards model, Montgomery form", &mont(&half), f, packed);
             }
-            out += &format!(
-                "// Stored points are divided by their Z after conversion (normalize_points).\n\
-                 const NORMALIZE_STORED_POINTS: bool = {affine_bases};\n"
-            );
-            out += &stored_read_at_use(true, !affine_bases, form);
-            out + "// d is a square: some additions are exceptional (see te_points.wgsl).\nconst EDWARDS_INCOMPLETE: bool = true;\n"
+            out
         }
     }
 }
 
-/// `STORED_READ_AT_USE` and `STORED_NIELS_Z` for `add_entry` in `shaders/chunks.wgsl`: whether
-/// bucket accumulation reads each stored coordinate from storage at the one product that takes
-/// it, which it does where stored points are in the Niels form of HWCD's mixed addition
-/// (`niels`: y − x, y + x, 2d·t, and 2z where `z`) and `form` runs its products one after
-/// another (batched products take all their factors at once).
-fn stored_read_at_use(niels: bool, z: bool, form: MulForm) -> String {
-    format!(
-        "// Stored coordinates read at their product (see add_entry in chunks.wgsl); with 2z.\n\
-         const STORED_READ_AT_USE: bool = {};\nconst STORED_NIELS_Z: bool = {z};\n",
-        niels && !form.batched()
-    )
+/// `STORED_READ_AT_USE` (see [`super::compose::Define`]): whether bucket accumulation
+/// (`add_entry` in `shaders/chunks.wgsl`) reads each stored coordinate from storage at the one
+/// product that takes it, which it does where stored points are in the Niels form of HWCD's
+/// mixed addition (the twisted Edwards models: y − x, y + x, 2d·t, and 2z with extended points)
+/// and `form` runs its products one after another (batched products take all their factors at
+/// once).
+pub(super) fn stored_read_at_use(spec: &CurveSpec, form: MulForm) -> bool {
+    let niels =
+        matches!(spec.model, CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. });
+    niels && !form.batched()
 }
-
-/// `NORMALIZE_STORED_POINTS` of the models whose conversion stores points as they will be added.
-const NOT_NORMALIZED: &str =
-    "// Stored points are final after conversion (no normalize_points).\nconst NORMALIZE_STORED_POINTS: bool = false;\n";
 
 /// The constant as a small positive integer, where it is one (an addition chain multiplies by it).
 fn small_integer(k: &BigUint) -> Option<u32> {
@@ -481,8 +434,8 @@ fn mul_by_constant(name: &str, k: &[BigUint], f: &Montgomery, packed: bool) -> S
 /// `field_reduce_once(r)`: r mod p for r < 2p.
 ///
 /// Branch-free, like [`sub`]: drivers inline every call, and each early return left a merge
-/// block with a φ per limb in the caller. SwiftShader's compiler (Subzero, fed wgpu's SPIR-V)
-/// grows much faster than linearly with those blocks and φs: with them bls12-377's
+/// block with a φ per limb in the caller. One software GPU's compiler (fed wgpu's SPIR-V) grows
+/// much faster than linearly with those blocks and φs: with them bls12-377's
 /// `accumulate_chunks` (30 limbs) took 6 minutes and 1.2 GB to compile, ed-on-bls12-377's (20
 /// limbs) 1.5 s; branch-free, 5 s and 0.3 GB (`examples/compile_entry.rs`). A software GPU runs
 /// both sides of a divergent branch anyway, so the selects cost nothing extra there.
@@ -606,14 +559,14 @@ fn sub(spec: &CurveSpec) -> String {
 /// with N ≤ 30 rounds the u32 accumulators never overflow and carries are resolved only once,
 /// at the end. `cpu_model::mont_mul_limbs` runs the same sequence with overflow checks.
 ///
-/// Drivers inline every call, so an unrolled multiplication's shader size, and compile time on first use,
-/// grows with the call sites (uncached lavapipe: bls12-377's pipeline ~40–200 s; SwiftShader's
-/// Subzero crashes on it). The rolled form ([`MulForm::Rolled`]) compiles several times faster.
-/// Its loops count against llvmpipe's (lavapipe's, gallivm `lp_exec_endloop`) budget of 65535
-/// loop back-edges per invocation, counted over all loops and never reset (once spent, every
-/// loop silently exits after one iteration): N/rounds per product batch, about 13 per point
-/// addition on bls12-377. Every kernel bounds the additions one thread makes (`plan.rs` caps
-/// the chunks a bucket can span), so no thread comes near the budget.
+/// Drivers inline every call, so an unrolled multiplication's shader size, and compile time on
+/// first use, grows with the call sites (uncached, one software GPU took ~40–200 s for bls12-377's
+/// pipeline and the other's compiler crashed on it). The rolled form ([`MulForm::Rolled`]) compiles
+/// several times faster. Its loops count against the loop budget
+/// ([`crate::DeviceProfile::LOOP_BUDGET`]: back-edges per invocation, counted over all loops and
+/// never reset; once spent, every loop silently exits after one iteration): N/rounds per product
+/// batch, about 13 per point addition on bls12-377. Every kernel bounds the additions one thread
+/// makes (`plan.rs` caps the chunks a bucket can span), so no thread comes near the budget.
 ///
 /// Only the unpacked 13-bit form comes here, whose products are always batched (hardware GPUs'
 /// unbatched 13-bit form keeps values packed: `field_packed::mul_packed_a`): a batch's products
@@ -713,7 +666,7 @@ fn sums_of_two_products() -> String {
 /// A column receives at most 2N products below 2^26 and one carry below 2^19, so N ≤ 30 limbs
 /// never overflow a u32 (`cpu_model::mont_mul_scanned` runs the same sums with overflow checks).
 /// One accumulator per product is live instead of operand scanning's N − 1, and the k products'
-/// chains of additions are independent: on SwiftShader, whose compiler keeps most of a
+/// chains of additions are independent: on a software GPU whose compiler keeps most of a
 /// product's values in memory (x86 has 16 vector registers), ed-on-bls12-377's accumulation
 /// (batches of 3 and 4 products over 20 limbs) runs 12–15% faster than with the loop of 10
 /// rounds, where one product at a time, or 30 limbs, gained nothing (BENCHMARKS.md). The
@@ -875,7 +828,7 @@ pub(super) fn mul_frame(
     let looped = rounds < n;
     let body = if looped { 2 } else { 1 };
     if looped {
-        // Break at the bottom: llvmpipe counts every back-edge against a per-invocation budget.
+        // Break at the bottom: every back-edge counts against the loop budget.
         c.line(1, "var k = 0u;");
         c.line(1, "loop {");
     }

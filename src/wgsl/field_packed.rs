@@ -123,7 +123,7 @@ pub(super) fn mul_packed_a(p: &[u32], words: usize) -> String {
     for j in 0..n - 1 {
         c.line(1, format!("var t0_{j}: u32 = 0u;"));
     }
-    // Break at the bottom, as in the unpacked form (llvmpipe counts back-edges).
+    // Break at the bottom, as in the unpacked form (the loop budget counts back-edges).
     c.line(1, "var k = 0u;");
     c.line(1, "loop {");
     for q in 0..words {

@@ -15,15 +15,14 @@ use super::MulForm;
 /// The base field's names in the `fp` namespace: the types `Field`, `PackedField`, `FieldXK`
 /// and `Words` become `Fp`, `PackedFp`, `FpXK` and `FpWords`; `field_*` functions and `FIELD_*`
 /// constants `fp_*` and `FP_*`; `R2_MOD_P`, `ARK_TO_MONT` and `words_below_p` get an `fp` prefix.
-/// `SUMS_FUSED` becomes `FP_SUMS_FUSED`: the Fp2 layer says for itself whether its sums fuse
-/// ([`sums_fused`]). The limb constants (`LIMBS`, `P`, `MU`, …) keep their names: only the
+/// The limb constants (`LIMBS`, `P`, `MU`, …) keep their names: only the
 /// base field has limbs.
 pub(super) fn base_namespace(code: &str) -> String {
     rename_identifiers(code, |name| match name {
         "Field" => Some("Fp".into()),
         "PackedField" => Some("PackedFp".into()),
         "Words" => Some("FpWords".into()),
-        "R2_MOD_P" | "ARK_TO_MONT" | "SUMS_FUSED" => Some(format!("FP_{name}")),
+        "R2_MOD_P" | "ARK_TO_MONT" => Some(format!("FP_{name}")),
         "words_below_p" => Some(format!("fp_{name}")),
         _ => {
             if let Some(rest) = name.strip_prefix("field_") {
@@ -46,12 +45,6 @@ pub(super) fn base_namespace(code: &str) -> String {
 pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, form: MulForm) -> String {
     let mut out = base;
     out += &mul_by_nonresidue(p, nonresidue);
-    let _ = writeln!(
-        out,
-        "// Whether the curve formulas sum Fp2 products through field_mul_sum (see sums_fused in\n\
-         // src/wgsl/fp2.rs) or product by product.\nconst SUMS_FUSED: bool = {};",
-        sums_fused(p, form)
-    );
     out += include_str!("../../shaders/fp2.wgsl");
     // Fp2's products add their operands' coordinates (Karatsuba), which must be reduced.
     out += super::field_gen::LAZY_AS_REDUCED;
@@ -65,7 +58,8 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
     out
 }
 
-/// Whether the curve formulas form their sums of two Fp2 products with `field_mul_sum`
+/// `SUMS_FUSED` over Fp2 (see [`super::compose::Define`]): whether the curve formulas form
+/// their sums of two Fp2 products with `field_mul_sum`
 /// (Karatsuba over three fused base sums: three reductions where two products take four) or
 /// product by product (`point_finish_apart`). Fused where the base field fuses its sums, except
 /// in hardware GPUs' form over base fields wider than 256 bits (the BLS12 G2 groups): there
@@ -73,7 +67,7 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
 /// took the additions past 256 registers on a real GPU compiler (85–139 spilled on navi21),
 /// and product by product they spill 0–23 for about 6% more instructions (BENCHMARKS.md). On
 /// BN254's 254-bit field the registers do not change, so it keeps the fused sums.
-fn sums_fused(p: &BigUint, form: MulForm) -> bool {
+pub(super) fn sums_fused(p: &BigUint, form: MulForm) -> bool {
     form.fuses_sums() && (form.batched() || p.bits() <= 256)
 }
 

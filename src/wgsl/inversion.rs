@@ -1,11 +1,11 @@
 //! `field_inv(a)` = a⁻¹ = a^(p−2) (Fermat): bases normalized after conversion, precomputed
-//! multiples, batch-affine bucket accumulation.
+//! multiples.
 //!
-//! Left to right over the exponent's 2-bit digits: two squarings per digit, then a product by
-//! a, a² or a³ for a digit that is not zero. The exponent's 32-bit words are generated here from
-//! p as one WGSL function (`inv_exponent_word`, a `switch` of literals), which one short loop in
-//! `shaders/field_prime.wgsl` walks: few call sites of `field_mul`, no array indexed at run time
-//! (a table of odd powers and a constant schedule indexed by the loop cost llvmpipe 1–1.5 s of
+//! Left to right over the exponent's 2-bit digits: two squarings per digit, then a product by a, a²
+//! or a³ for a digit that is not zero. The exponent's 32-bit words are generated here from p as one
+//! WGSL function (`inv_exponent_word`, a `switch` of literals), which one short loop in
+//! `shaders/field_prime.wgsl` walks: few call sites of `field_mul`, no array indexed at run time (a
+//! table of odd powers and a constant schedule indexed by the loop cost a software GPU 1–1.5 s of
 //! compilation per kernel and real GPUs scratch memory; BENCHMARKS.md), and every thread runs the
 //! same sequence (no divergence).
 
