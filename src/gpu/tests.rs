@@ -76,7 +76,7 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
 /// The field form `ctx` runs for `G`: the one it was created with, else the calibrated one
 /// (which compiles the curve's pipelines on first use, minutes for a BLS12 G2 group on lavapipe).
 fn form_of<G: GpuCurve>(ctx: &MsmContext) -> MulForm {
-    let calibrated = || pollster::block_on(ctx.calibration::<G>()).expect("the curve compiles").kernels.form;
+    let calibrated = || pollster::block_on(ctx.calibration(G::ID)).expect("the curve compiles").kernels.form;
     ctx.fixed.form.unwrap_or_else(calibrated)
 }
 
