@@ -4,9 +4,10 @@
 //! `cargo bench --bench batch`; batches from `WEBGPU_MSM_BENCH_BATCHES` (comma-separated
 //! `SETSxLOG2N`, default `32x10,8x14`), curves from `WEBGPU_MSM_BENCH_CURVES` (default: every
 //! curve of the build). Each benchmark computes every set of the batch once:
-//! - `batch_prepared`: `msm_prepared_batch` over bases prepared once (a prover's SRS);
-//! - `batch`: `msm_batch`, which uploads and converts the points in every call;
-//! - `single_prepared_calls`, `single_calls`: one `msm_prepared` / `msm` call per set;
+//! - `batch_prepared`: `msm_with` of the sets over bases prepared once (a prover's SRS);
+//! - `batch`: `msm_with` of the sets over points, which uploads and converts them in every call;
+//! - `single_prepared_calls`, `single_calls`: one `msm` call per set, over the prepared bases or
+//!   the points;
 //! - `arkworks_1_thread` (or `arkworks_parallel` with `--features arkworks-parallel`): one
 //!   arkworks MSM per set.
 
@@ -16,7 +17,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use common::{bench_curves, env_list, ARKWORKS};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{CurveFn, GpuCurve, MsmContext};
+use webgpu_msm::{CurveFn, GpuCurve, MsmConfig, MsmContext};
 
 mod common;
 
@@ -32,20 +33,36 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, batches: &[(usize, u32)]) {
             (0..sets).map(|_| (0..n).map(|_| G::ScalarField::rand(&mut rng)).collect()).collect();
         let sets_ref: Vec<&[G::ScalarField]> = scalars.iter().map(Vec::as_slice).collect();
         let expected: Vec<G::Group> = scalars.iter().map(|s| G::Group::msm(&points, s).expect("lengths")).collect();
-        let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
-        assert_eq!(pollster::block_on(ctx.msm_batch(&points, &sets_ref)), Ok(expected.clone()), "batch");
-        assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &sets_ref)), Ok(expected), "prepared batch");
+        let bases = pollster::block_on(ctx.prepare(&points, &MsmConfig::default())).expect("prepare");
+        assert_eq!(
+            pollster::block_on(ctx.msm_with(&points, &sets_ref, &MsmConfig::default())).map(|o| o.results),
+            Ok(expected.clone()),
+            "batch"
+        );
+        assert_eq!(
+            pollster::block_on(ctx.msm_with(&bases, &sets_ref, &MsmConfig::default())).map(|o| o.results),
+            Ok(expected),
+            "prepared batch"
+        );
         let id = |name: &str| BenchmarkId::new(name, format!("{sets}x2^{log}"));
         group.bench_function(id("batch_prepared"), |b| {
-            b.iter(|| pollster::block_on(ctx.msm_prepared_batch(&bases, &sets_ref)).expect("GPU batch"))
+            b.iter(|| {
+                pollster::block_on(ctx.msm_with(&bases, &sets_ref, &MsmConfig::default()))
+                    .map(|o| o.results)
+                    .expect("GPU batch")
+            })
         });
         group.bench_function(id("batch"), |b| {
-            b.iter(|| pollster::block_on(ctx.msm_batch(&points, &sets_ref)).expect("GPU batch"))
+            b.iter(|| {
+                pollster::block_on(ctx.msm_with(&points, &sets_ref, &MsmConfig::default()))
+                    .map(|o| o.results)
+                    .expect("GPU batch")
+            })
         });
         group.bench_function(id("single_prepared_calls"), |b| {
             b.iter(|| {
                 for set in &sets_ref {
-                    pollster::block_on(ctx.msm_prepared(&bases, set)).expect("GPU msm");
+                    pollster::block_on(ctx.msm(&bases, set)).expect("GPU msm");
                 }
             })
         });

@@ -18,7 +18,7 @@ use ark_std::rand::{rngs::StdRng, SeedableRng};
 use common::{bench_curves, env_list, ARKWORKS};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{CurveFn, GpuCurve, MsmContext};
+use webgpu_msm::{CurveFn, GpuCurve, MsmConfig, MsmContext};
 
 mod common;
 
@@ -52,10 +52,10 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, log_sizes: &[u32]) {
         group.bench_with_input(BenchmarkId::new("gpu_warm", format!("2^{log}")), &log, |b, _| {
             b.iter(|| pollster::block_on(ctx.msm(&points, &scalars)).expect("GPU msm"))
         });
-        let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
-        assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "prepared result at 2^{log}");
+        let bases = pollster::block_on(ctx.prepare(&points, &MsmConfig::default())).expect("prepare");
+        assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "prepared result at 2^{log}");
         group.bench_with_input(BenchmarkId::new("gpu_prepared_bases", format!("2^{log}")), &log, |b, _| {
-            b.iter(|| pollster::block_on(ctx.msm_prepared(&bases, &scalars)).expect("GPU msm"))
+            b.iter(|| pollster::block_on(ctx.msm(&bases, &scalars)).expect("GPU msm"))
         });
         group.bench_with_input(BenchmarkId::new(ARKWORKS, format!("2^{log}")), &log, |b, _| {
             b.iter(|| G::Group::msm(&points, &scalars).expect("same lengths"))

@@ -1,10 +1,10 @@
-//! Prepared bases with stored multiples (`PrepareOptions::precompute_factor`) against the same
+//! Prepared bases with stored multiples (`MsmConfig::precompute_factor`) against the same
 //! bases prepared without them and against arkworks' `VariableBaseMSM::msm`, in the same run.
 //!
 //! `cargo bench --bench precompute`; sizes from `WEBGPU_MSM_BENCH_LOG_SIZES` (default
 //! `10,12,16`), factors from `WEBGPU_MSM_BENCH_FACTORS` (default `1,2,4,8`; 1 is prepared
 //! without multiples), curves from `WEBGPU_MSM_BENCH_CURVES` (default: every curve of the
-//! build). Each benchmark is one `msm_prepared` call (`factor_F`) or one arkworks MSM
+//! build). Each benchmark is one `msm` call over the prepared bases (`factor_F`) or one arkworks MSM
 //! (`arkworks_1_thread`, or `arkworks_parallel` with `--features arkworks-parallel`); the time
 //! to prepare, and the chosen window, are printed once per factor.
 
@@ -17,7 +17,7 @@ use common::{bench_curves, env_list, ARKWORKS};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::plan::Plan;
-use webgpu_msm::{CurveFn, GpuCurve, MsmContext, PrepareOptions};
+use webgpu_msm::{CurveFn, GpuCurve, MsmConfig, MsmContext};
 
 mod common;
 
@@ -34,10 +34,10 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, logs: &[u32], factors: &[u32]) {
         let id = |name: String| BenchmarkId::new(name, format!("2^{log}"));
         for &factor in factors {
             let started = Instant::now();
-            let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
-            let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
+            let options = MsmConfig { precompute_factor: factor, ..MsmConfig::default() };
+            let bases = pollster::block_on(ctx.prepare(&points, &options)).expect("prepare");
             let seconds = started.elapsed().as_secs_f64();
-            assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "factor {factor}");
+            assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "factor {factor}");
             let bits = if factor == 1 { G::spec().scalar_bits } else { 256 };
             let plan = Plan::folded(n as u32, bits, factor);
             println!(
@@ -47,7 +47,7 @@ fn bench_curve<G: GpuCurve>(c: &mut Criterion, logs: &[u32], factors: &[u32]) {
                 plan.num_windows
             );
             group.bench_function(id(format!("factor_{factor}")), |b| {
-                b.iter(|| pollster::block_on(ctx.msm_prepared(&bases, &scalars)).expect("GPU msm"))
+                b.iter(|| pollster::block_on(ctx.msm(&bases, &scalars)).expect("GPU msm"))
             });
         }
         group.bench_function(id(ARKWORKS.to_string()), |b| {

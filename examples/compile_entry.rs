@@ -17,8 +17,9 @@
 
 use std::time::Instant;
 
+use webgpu_msm::curve::CurveSpec;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveId, CurveSpec, DeviceProfile};
+use webgpu_msm::{CurveId, DeviceProfile};
 
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

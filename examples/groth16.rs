@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example groth16 -- --curve bls12-377 --constraints 16384
 //! [--precompute F]` (curves: bn254, bls12-381, bls12-377; `--precompute` prepares the key's
-//! queries with a precompute factor, `PrepareOptions`). Prints, each the median of 3 warm runs:
+//! queries with a precompute factor, `MsmConfig`). Prints, each the median of 3 warm runs:
 //! - arkworks' prover, and the time its MSMs take on the same scalars (G1: A, B, l and h
 //!   queries; G2: B), so the MSMs' share of its proof;
 //! - the GPU prover, and its host part: synthesis with the quotient polynomial (the same code
@@ -20,8 +20,9 @@ use ark_groth16::{prepare_verifying_key, Groth16};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, SynthesisMode};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::groth16::{ChainCircuit, GpuProvingKey};
-use webgpu_msm::{GpuCurve, MsmContext, PrepareOptions};
+use webgpu_msm::groth16::GpuProvingKey;
+use webgpu_msm::testing::ChainCircuit;
+use webgpu_msm::{GpuCurve, MsmConfig, MsmContext};
 
 const RUNS: usize = 3;
 
@@ -45,7 +46,7 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-fn run<E: Pairing>(steps: usize, options: PrepareOptions)
+fn run<E: Pairing>(steps: usize, options: MsmConfig)
 where
     E::G1Affine: GpuCurve<Group = E::G1, ScalarField = E::ScalarField>,
     E::G2Affine: GpuCurve<Group = E::G2, ScalarField = E::ScalarField>,
@@ -59,7 +60,7 @@ where
     let ctx = pollster::block_on(MsmContext::new()).expect("a GPU adapter");
     println!("device: {}", ctx.adapter_info().name);
     let started = Instant::now();
-    let key = pollster::block_on(GpuProvingKey::with_options(&ctx, pk, options)).expect("prepare the key");
+    let key = pollster::block_on(GpuProvingKey::new(&ctx, pk, &options)).expect("prepare the key");
     println!(
         "GPU key preparation (cold: pipelines, upload, conversion; precompute factor {}) {}",
         options.precompute_factor,
@@ -131,7 +132,7 @@ fn main() {
     let steps: usize =
         value("--constraints").map_or(1 << 14, |v| v.parse().expect("--constraints takes an integer")) - 1;
     let precompute_factor = value("--precompute").map_or(1, |v| v.parse().expect("--precompute takes an integer"));
-    let options = PrepareOptions { precompute_factor, ..PrepareOptions::default() };
+    let options = MsmConfig { precompute_factor, ..MsmConfig::default() };
     match curve.as_str() {
         #[cfg(feature = "bn254")]
         "bn254" => run::<ark_bn254::Bn254>(steps, options),

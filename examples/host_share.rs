@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
-use webgpu_msm::bytes::{encode_point, PointForm};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{BaseCache, CurveFn, CurveId, GpuCurve, MsmContext};
+use webgpu_msm::testing::encode_point;
+use webgpu_msm::{BaseCache, CurveFn, CurveId, GpuCurve, MsmConfig, MsmContext, PointForm};
 
 const CALLS: usize = 3;
 
@@ -91,7 +91,7 @@ impl CurveFn for HostShare {
             self.log_size,
             info.name,
             info.backend,
-            pollster::block_on(ctx.calibration::<G>()).map(|c| c.kernels)
+            pollster::block_on(ctx.calibration(G::ID)).map(|c| c.kernels)
         );
 
         // A plain copy of as many bytes as each API's inputs occupy.
@@ -108,24 +108,28 @@ impl CurveFn for HostShare {
         let rust_bytes = std::mem::size_of_val(points.as_slice()) + std::mem::size_of_val(scalars.as_slice());
         let api_bytes = point_bytes.len() + scalar_bytes.len();
 
+        let bytes_msm = |points: &[u8], config: &MsmConfig| {
+            pollster::block_on(ctx.msm_bytes(G::ID, points, &[&scalar_bytes], config)).map(|output| output.results)
+        };
+        let plain = MsmConfig::default();
         pollster::block_on(ctx.msm(&points, &scalars)).expect("warm-up");
-        pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("warm-up");
+        bytes_msm(&point_bytes, &plain).expect("warm-up");
         let (rust_cpu, rust_wall, rust_faults) = measure(|| {
             pollster::block_on(ctx.msm(&points, &scalars)).expect("msm");
         });
         let (bytes_cpu, bytes_wall, bytes_faults) = measure(|| {
-            pollster::block_on(ctx.msm_bytes(G::ID, &point_bytes, &scalar_bytes)).expect("msm_bytes");
+            bytes_msm(&point_bytes, &plain).expect("msm_bytes");
         });
-        let form = PointForm::Montgomery;
-        pollster::block_on(ctx.msm_bytes_with(G::ID, &montgomery, &scalar_bytes, form)).expect("warm-up");
+        let montgomery_form = MsmConfig { point_form: PointForm::Montgomery, ..MsmConfig::default() };
+        bytes_msm(&montgomery, &montgomery_form).expect("warm-up");
         let montgomery_share = measure(|| {
-            pollster::block_on(ctx.msm_bytes_with(G::ID, &montgomery, &scalar_bytes, form)).expect("msm_bytes_with");
+            bytes_msm(&montgomery, &montgomery_form).expect("msm_bytes, Montgomery points");
         });
         let cache = BaseCache::new(None);
-        let cached = || pollster::block_on(cache.msm_bytes(&ctx, G::ID, &montgomery, &scalar_bytes, form));
-        cached().expect("the cache's first call uploads");
+        let cached = MsmConfig { cache: Some(&cache), ..montgomery_form };
+        bytes_msm(&montgomery, &cached).expect("the cache's first call uploads");
         let cached_share = measure(|| {
-            cached().expect("BaseCache::msm_bytes");
+            bytes_msm(&montgomery, &cached).expect("msm_bytes on cached bases");
         });
         assert_eq!(cache.stats().uploads, 1, "later calls found the bases cached");
         let (rust_copy, bytes_copy) = (memcpy(rust_bytes), memcpy(api_bytes));

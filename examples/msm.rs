@@ -32,12 +32,11 @@ use std::time::Instant;
 use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::calibrate::Bench;
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::profile::Profile;
-use webgpu_msm::step::Accumulation;
-use webgpu_msm::wgsl::MulForm;
-use webgpu_msm::{Calibration, CurveFn, CurveId, DeviceProfile, GpuCurve, MsmContext, MsmError, PrepareOptions};
+use webgpu_msm::{
+    Accumulation, Bases, Bench, Calibration, ContextOptions, CurveFn, CurveId, DeviceProfile, GpuCurve, MsmConfig,
+    MsmContext, MsmError, MulForm, PreparedBases, Profile,
+};
 
 /// `--field`'s form families: the name and form of each, which `NAME-R` takes with R rounds per
 /// loop. A family comes before those whose names begin its own. `narrow-subzero`, `narrow-gpu`
@@ -188,21 +187,18 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     println!("inputs generated in {:.2?}", started.elapsed());
 
     let started = Instant::now();
-    let ctx: Result<MsmContext, MsmError> = pollster::block_on(async {
-        match form {
-            Some(form) => MsmContext::with_mul_form(form).await,
-            None => MsmContext::new().await,
-        }
-        .map(|ctx| match device_profile {
+    let options = ContextOptions {
+        mul_form: form,
+        accumulation,
+        calibration_budget: if calibrate_all { f64::INFINITY } else { ContextOptions::default().calibration_budget },
+        ..ContextOptions::default()
+    };
+    let ctx = pollster::block_on(MsmContext::new()).and_then(|ctx| ctx.with_options(options)).map(|ctx| {
+        match device_profile {
             // The preset's rules, with 64-bit integers where the device has them.
             Some(device_profile) => ctx.with_profile(device_profile.with_int64(true)),
             None => ctx,
-        })
-        .map(|ctx| match accumulation {
-            Some(accumulation) => ctx.with_accumulation(accumulation),
-            None => ctx,
-        })
-        .map(|ctx| if calibrate_all { ctx.with_calibration_budget(f64::INFINITY) } else { ctx })
+        }
     });
     let ctx = match ctx {
         Ok(ctx) => ctx,
@@ -216,16 +212,16 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     // The cold call in three parts: the context, the curve's calibration on this device (cached
     // per adapter and curve after its first run), and the first MSM with its pipelines.
     let context_time = started.elapsed();
-    let calibration = pollster::block_on(ctx.calibration::<G>());
+    let calibration = pollster::block_on(ctx.calibration(G::ID));
     let calibration_time = started.elapsed() - context_time;
     let cold = match profile_cold {
         // Each step waited for on its own: its time includes compiling its pipeline wherever the
         // driver compiles at the first dispatch.
-        true => pollster::block_on(ctx.msm_profiled(&points, &scalars)).map(|profile| {
+        true => profiled(&ctx, &points, &scalars).map(|(result, profile)| {
             let steps: Vec<String> =
                 profile.steps.iter().map(|step| format!("{} {:.0} ms", step.name, step.seconds * 1e3)).collect();
             println!("cold call's steps: {}", steps.join(", "));
-            profile.result
+            result
         }),
         false => pollster::block_on(ctx.msm(&points, &scalars)),
     };
@@ -270,9 +266,9 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         cold_time - context_time - calibration_time
     );
     println!("GPU warm (median of {rounds}): {warm_time:.2?}");
-    let passes = n.div_ceil(ctx.max_pass_points::<G>()).max(1);
+    let passes = n.div_ceil(ctx.max_pass_points(G::ID)).max(1);
     let pass = n.div_ceil(passes).max(1);
-    let bytes = ctx.gpu_memory_bytes::<G>(pass);
+    let bytes = ctx.gpu_memory_bytes(G::ID, pass);
     println!(
         "GPU buffers: {:.1} MiB for a pass of {pass} points ({} bytes per point), {passes} pass(es)",
         bytes as f64 / (1u64 << 20) as f64,
@@ -292,7 +288,7 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
     if profile {
         // The profiled run takes one pass: the first pass's points of a larger input.
-        let pass = n.min(ctx.max_pass_points::<G>());
+        let pass = n.min(ctx.max_pass_points(G::ID));
         let expected =
             if pass == n { expected } else { G::Group::msm(&points[..pass], &scalars[..pass]).expect("same lengths") };
         let profiled = print_profile(&ctx, &points[..pass], &scalars[..pass], &expected);
@@ -339,8 +335,8 @@ fn print_prepared<G: GpuCurve>(
     profile: bool,
 ) -> bool {
     let started = Instant::now();
-    let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
-    let bases = match pollster::block_on(ctx.prepare_with(points, options)) {
+    let options = MsmConfig { precompute_factor: factor, ..MsmConfig::default() };
+    let bases = match pollster::block_on(ctx.prepare(points, &options)) {
         Ok(bases) => bases,
         Err(e) => {
             eprintln!("error: {e}");
@@ -354,19 +350,17 @@ fn print_prepared<G: GpuCurve>(
         started.elapsed()
     );
     let right = time_calls::<G>("GPU warm on prepared bases back to back", calls, expected, || {
-        pollster::block_on(ctx.msm_prepared(&bases, scalars))
+        pollster::block_on(ctx.msm(&bases, scalars))
     });
     if !profile {
         return right;
     }
-    let profiled = pollster::block_on(async {
-        let rate = ctx.device_rates::<G>().await?.field_muls_per_second;
-        Ok::<_, MsmError>((ctx.msm_prepared_profiled(&bases, scalars).await?, rate))
-    });
+    let profiled = pollster::block_on(ctx.device_rates(G::ID))
+        .and_then(|rates| Ok((profiled(ctx, &bases, scalars)?, rates.field_muls_per_second)));
     match profiled {
-        Ok((profile, rate)) => {
+        Ok(((result, profile), rate)) => {
             print_steps("profiled call on prepared bases", &profile, rate);
-            let verified = profile.result == *expected;
+            let verified = result == *expected;
             println!(
                 "profiled prepared result {}",
                 if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" }
@@ -387,7 +381,7 @@ fn print_prepared<G: GpuCurve>(
 
 /// Prints the field-multiplication rate and a profiled run; whether its result was right.
 fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::ScalarField], expected: &G::Group) -> bool {
-    let rates = match pollster::block_on(ctx.device_rates::<G>()) {
+    let rates = match pollster::block_on(ctx.device_rates(G::ID)) {
         Ok(rates) => rates,
         Err(e) => {
             eprintln!("error: {e}");
@@ -404,19 +398,30 @@ fn print_profile<G: GpuCurve>(ctx: &MsmContext, points: &[G], scalars: &[G::Scal
         rates.threads[0],
         rates.threads[1]
     );
-    let profile = match pollster::block_on(ctx.msm_profiled(points, scalars)) {
-        Ok(profile) => profile,
+    let (result, profile) = match profiled(ctx, points, scalars) {
+        Ok(profiled) => profiled,
         Err(e) => {
             eprintln!("error: {e}");
             return false;
         }
     };
     print_steps("profiled run", &profile, rate);
-    profile.result == *expected
+    result == *expected
+}
+
+/// One MSM profiled (`msm_with` with `MsmConfig::profile`): its result and its profile.
+fn profiled<'a, G: GpuCurve>(
+    ctx: &MsmContext,
+    bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
+    scalars: &[G::ScalarField],
+) -> Result<(G::Group, Profile), MsmError> {
+    let config = MsmConfig { profile: true, ..MsmConfig::default() };
+    let mut output = pollster::block_on(ctx.msm_with(bases, &[scalars], &config))?;
+    Ok((output.results.pop().expect("one result"), output.profile.expect("a profile")))
 }
 
 /// A profile's plan and its steps' times, multiplications and efficiencies at `rate`.
-fn print_steps<R>(label: &str, profile: &Profile<R>, rate: f64) {
+fn print_steps(label: &str, profile: &Profile, rate: f64) {
     let plan = &profile.plan;
     println!(
         "{label} of {} points (precompute factor {}): c = {}, {} windows, {} buckets/window, {} entries per accumulation thread ({} threads), {} reduction threads per window",

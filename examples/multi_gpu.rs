@@ -12,7 +12,7 @@ use ark_ed_on_bls12_377::{EdwardsAffine as G, EdwardsProjective, Fr};
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::MultiGpu;
+use webgpu_msm::{GpuCurve, MultiGpu};
 
 fn median_of_3(mut f: impl FnMut()) -> Duration {
     let mut times: Vec<Duration> = (0..3)
@@ -40,7 +40,7 @@ fn main() {
     let expected = EdwardsProjective::msm(&points, &scalars).expect("lengths");
 
     let multi = pollster::block_on(MultiGpu::all_adapters()).expect("adapters");
-    for (name, cost, points) in pollster::block_on(multi.shares::<G>(n)).expect("costs") {
+    for (name, cost, points) in pollster::block_on(multi.shares(G::ID, n)).expect("costs") {
         println!(
             "{name}: {points} points ({:.1}%); measured {:.1} ms + {:.2} µs per point",
             100.0 * points as f64 / n as f64,

@@ -15,7 +15,7 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext};
+use webgpu_msm::{ContextOptions, CurveFn, CurveId, GpuCurve, MsmContext};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -74,7 +74,9 @@ fn run<G: GpuCurve>(run: Run) {
 
     let ctx = pollster::block_on(MsmContext::new()).expect("a GPU adapter");
     let ctx = match run.workspaces {
-        Some(w) => ctx.with_max_workspaces(w),
+        Some(max_workspaces) => {
+            ctx.with_options(ContextOptions { max_workspaces, ..ContextOptions::default() }).expect("options")
+        }
         None => ctx,
     };
     let check = |i: usize, got: Result<G::Group, _>| {
@@ -113,8 +115,8 @@ fn run<G: GpuCurve>(run: Run) {
         run.log_size,
         info.name,
         info.backend,
-        ctx.max_workspaces(),
-        ctx.gpu_memory_bytes::<G>(n) as f64 / (1 << 20) as f64,
+        ctx.options().max_workspaces,
+        ctx.gpu_memory_bytes(G::ID, n) as f64 / (1 << 20) as f64,
         run.reps
     );
     println!("| k | one after another | k at once | at once / after another | per call at once |");

@@ -148,13 +148,14 @@ class Gpu {
 
   async ready() {
     this.context ??= await MsmContext.create();
-    this.cache ??= new BaseCache(this.context, this.options);
+    this.cache ??= new BaseCache(this.options);
   }
 
   async msm(target, bases, scalars) {
     await this.ready();
     try {
-      const result = await this.cache.msm(target.name, bytes(bases), bytes(scalars), { pointForm: "montgomery" });
+      const options = { pointForm: "montgomery", cache: this.cache };
+      const result = await this.context.msm(target.name, bytes(bases), bytes(scalars), options);
       return jacobian(target.G, result);
     } catch (e) {
       if (/device lost/i.test(e?.message ?? "")) {

@@ -1,7 +1,8 @@
 //! Base sets recognised by their contents, so that a prover that hands the same bases in new
 //! buffers on every proof (snarkjs reads its proving key's sections anew each time) uploads them
 //! once: [`BaseCache`] keeps each set it has seen as [`PreparedBytes`] and runs later MSMs over
-//! the same points, or over their first n points, on them, uploading only scalars.
+//! the same points, or over their first n points, on them, uploading only scalars. Bases with a
+//! precompute factor are recognised whole, not by their prefixes (their MSMs take every base).
 //!
 //! A set is known by a 128-bit [`Fingerprint`] of its bytes: a keyed hash whose key is drawn
 //! anew for every cache and never leaves it, so bases that differ collide with probability
@@ -17,14 +18,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::bytes::{PointForm, PreparedBytes};
-use crate::curve::registry::with_curve;
+use crate::bytes::{check_lengths_of, PointForm, PreparedBytes};
+use crate::config::MsmConfig;
 use crate::curve::CurveId;
-use crate::{MsmContext, MsmError, PrepareOptions};
+use crate::{MsmContext, MsmError};
 
 /// Prefix lengths a cached set recognises below its own: requests of `len − PREFIX_WINDOW + 1`
 /// to `len` points run on a set of `len`.
-pub const PREFIX_WINDOW: usize = 64;
+pub(crate) const PREFIX_WINDOW: usize = 64;
 
 /// What a [`BaseCache`] has done and holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,9 +42,13 @@ pub struct CacheStats {
     pub gpu_bytes: u64,
 }
 
-/// MSMs over byte buffers whose bases are kept on the GPU between calls and recognised by
-/// content (see the module). One cache serves one [`MsmContext`]: sets are prepared on the
-/// context of the call that first saw them and only calls on that context find them.
+/// Bases of the bytes API kept on the GPU between calls and recognised by content, for MSMs
+/// given the cache in their [`MsmConfig::cache`] ([`MsmContext::msm_bytes`]): a call over
+/// points that a cached set holds, or begins with, runs on that set and uploads only scalars;
+/// other points are prepared and kept. Each set is prepared on the context of the call that
+/// first saw it, and only calls on that context (in the same point form and precompute factor)
+/// find it. Sets are recognised by a keyed 128-bit hash of their bytes, drawn anew for each
+/// cache, and by the hashes of their last 64 prefixes.
 pub struct BaseCache {
     key: [u64; 4],
     max_gpu_bytes: Option<u64>,
@@ -57,10 +62,18 @@ struct State {
     stats: CacheStats,
 }
 
-struct Entry {
+/// What a set is prepared for: calls find only sets of their own kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kind {
     context_id: u64,
     curve: CurveId,
     form: PointForm,
+    /// The precompute factor: sets with multiples (above 1) are found only whole.
+    factor: u32,
+}
+
+struct Entry {
+    kind: Kind,
     len: usize,
     /// Fingerprints of the set's prefixes it recognises, by length: its last
     /// [`PREFIX_WINDOW`] and those of the sets it replaced.
@@ -84,45 +97,42 @@ impl BaseCache {
         BaseCache { key: random_key(), max_gpu_bytes, state: Mutex::default() }
     }
 
-    /// Σ kᵢ·Pᵢ as [`MsmContext::msm_bytes_with`] computes it (the same checks and errors, the
-    /// result in `form`), on a cached set where one holds these points or extends them; else the
-    /// points are prepared on `ctx` and kept.
-    pub async fn msm_bytes(
+    /// The bases for an MSM over `points` of `curve` and `sets` on `ctx` as `config` says: a
+    /// cached set that holds these points or extends them, else the points prepared on `ctx`
+    /// and kept; `None` for no points (the call needs no bases). The lengths are checked first
+    /// (the errors of [`MsmContext::msm_bytes`]).
+    pub(crate) async fn bases(
         &self,
         ctx: &MsmContext,
         curve: CurveId,
         points: &[u8],
-        scalars: &[u8],
-        form: PointForm,
-    ) -> Result<Vec<u8>, MsmError> {
-        let n = with_curve!(curve, G => crate::bytes::check_lengths::<G>(points, scalars))?;
+        sets: &[&[u8]],
+        config: &MsmConfig<'_>,
+    ) -> Result<Option<Arc<PreparedBytes>>, MsmError> {
+        let n = check_lengths_of(curve, points, sets)?;
         if n == 0 {
-            return ctx.msm_bytes_with(curve, points, scalars, form).await;
+            return Ok(None);
         }
         let point_bytes = points.len() / n;
-        let candidates = self.lock()?.prefix_lengths(ctx.id, curve, form, n);
-        let fingerprints = Fingerprints::of(&self.key, points, point_bytes, &candidates, n);
-        let found = self.lock()?.find(ctx.id, curve, form, n, fingerprints.at(n));
-        let bases = match found {
-            Some(bases) => bases,
-            None => {
-                let options = PrepareOptions { point_form: form, ..PrepareOptions::default() };
-                let bases = Arc::new(ctx.prepare_bytes_with(curve, points, options).await?);
-                let entry = Entry {
-                    context_id: ctx.id,
-                    curve,
-                    form,
-                    len: n,
-                    prefixes: (n + 1 - n.min(PREFIX_WINDOW)..=n).map(|k| (k, fingerprints.at(k))).collect(),
-                    gpu_bytes: bases.gpu_bytes(),
-                    bases: bases.clone(),
-                    last_used: 0,
-                };
-                self.lock()?.insert(entry, &fingerprints, self.max_gpu_bytes);
-                bases
-            }
+        let kind = Kind { context_id: ctx.id, curve, form: config.point_form, factor: config.precompute_factor };
+        // Whole sets only where the bases store multiples, which take every base.
+        let window = if kind.factor == 1 { PREFIX_WINDOW } else { 1 };
+        let candidates = self.lock()?.prefix_lengths(kind, n);
+        let fingerprints = Fingerprints::of(&self.key, points, point_bytes, &candidates, n, window);
+        if let Some(bases) = self.lock()?.find(kind, n, fingerprints.at(n)) {
+            return Ok(Some(bases));
+        }
+        let bases = Arc::new(ctx.prepare_bytes(curve, points, config).await?);
+        let entry = Entry {
+            kind,
+            len: n,
+            prefixes: (n + 1 - n.min(window)..=n).map(|k| (k, fingerprints.at(k))).collect(),
+            gpu_bytes: bases.gpu_bytes(),
+            bases: bases.clone(),
+            last_used: 0,
         };
-        ctx.msm_prepared_bytes(&bases, scalars).await
+        self.lock()?.insert(entry, &fingerprints, self.max_gpu_bytes);
+        Ok(Some(bases))
     }
 
     /// What the cache has done and holds.
@@ -144,11 +154,18 @@ impl BaseCache {
     }
 }
 
+impl std::fmt::Debug for BaseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BaseCache").field("max_gpu_bytes", &self.max_gpu_bytes).field("stats", &self.stats()).finish()
+    }
+}
+
 impl State {
     /// The lengths below `n` at which a request of `n` points must be fingerprinted to tell
-    /// whether it extends a cached set.
-    fn prefix_lengths(&self, context_id: u64, curve: CurveId, form: PointForm, n: usize) -> Vec<usize> {
-        let same = |e: &&Entry| e.context_id == context_id && e.curve == curve && e.form == form;
+    /// whether it extends a cached set of its kind (none for sets with multiples, which are
+    /// not extended).
+    fn prefix_lengths(&self, kind: Kind, n: usize) -> Vec<usize> {
+        let same = |e: &&Entry| e.kind == kind && kind.factor == 1;
         let mut lengths: Vec<usize> = self.entries.iter().filter(same).map(|e| e.len).filter(|&len| len < n).collect();
         lengths.sort_unstable();
         lengths.dedup();
@@ -156,19 +173,10 @@ impl State {
     }
 
     /// The cached set whose first `n` points have `fingerprint`, marked as used.
-    fn find(
-        &mut self,
-        context_id: u64,
-        curve: CurveId,
-        form: PointForm,
-        n: usize,
-        fingerprint: Fingerprint,
-    ) -> Option<Arc<PreparedBytes>> {
+    fn find(&mut self, kind: Kind, n: usize, fingerprint: Fingerprint) -> Option<Arc<PreparedBytes>> {
         self.clock += 1;
         let clock = self.clock;
-        let entry = self.entries.iter_mut().find(|e| {
-            e.context_id == context_id && e.curve == curve && e.form == form && e.prefix(n) == Some(fingerprint)
-        })?;
+        let entry = self.entries.iter_mut().find(|e| e.kind == kind && e.prefix(n) == Some(fingerprint))?;
         entry.last_used = clock;
         self.stats.hits += 1;
         Some(entry.bases.clone())
@@ -182,7 +190,7 @@ impl State {
         entry.last_used = self.clock;
         self.stats.uploads += 1;
         let (extended, kept): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.entries).into_iter().partition(|e| {
-            let same = e.context_id == entry.context_id && e.curve == entry.curve && e.form == entry.form;
+            let same = e.kind == entry.kind && entry.kind.factor == 1;
             same && e.len < entry.len && fingerprints.get(e.len).is_some() && fingerprints.get(e.len) == e.prefix(e.len)
         });
         self.entries = kept;
@@ -209,7 +217,7 @@ impl State {
 }
 
 /// A set's identity: 128 bits of a keyed hash of its bytes and its length.
-pub type Fingerprint = [u64; 2];
+type Fingerprint = [u64; 2];
 
 /// The fingerprints of a request's prefixes at the lengths asked for.
 struct Fingerprints {
@@ -218,9 +226,9 @@ struct Fingerprints {
 
 impl Fingerprints {
     /// Hashes `points` (whole points of `point_bytes`) once, recording the fingerprint after
-    /// each of `lengths` and each of the last [`PREFIX_WINDOW`] lengths up to `n`.
-    fn of(key: &[u64; 4], points: &[u8], point_bytes: usize, lengths: &[usize], n: usize) -> Self {
-        let mut stops: Vec<usize> = lengths.iter().copied().chain(n + 1 - n.min(PREFIX_WINDOW)..=n).collect();
+    /// each of `lengths` and each of the last `window` lengths up to `n`.
+    fn of(key: &[u64; 4], points: &[u8], point_bytes: usize, lengths: &[usize], n: usize, window: usize) -> Self {
+        let mut stops: Vec<usize> = lengths.iter().copied().chain(n + 1 - n.min(window)..=n).collect();
         stops.sort_unstable();
         stops.dedup();
         let mut hasher = Hasher::new(key);
@@ -375,7 +383,7 @@ mod tests {
             hasher.update(piece);
         }
         assert_eq!(hasher.finish(), whole);
-        let fingerprints = Fingerprints::of(&key, &bytes, 8, &[10, 40], 125);
+        let fingerprints = Fingerprints::of(&key, &bytes, 8, &[10, 40], 125, PREFIX_WINDOW);
         assert_eq!(fingerprints.at(10), fingerprint(&key, &bytes[..80]));
         assert_eq!(fingerprints.at(40), fingerprint(&key, &bytes[..320]));
         assert_eq!(fingerprints.at(125), whole);

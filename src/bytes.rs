@@ -22,10 +22,12 @@
 
 use ark_ec::CurveGroup;
 
+use crate::config::{Bases, MsmConfig, MsmOutput};
+use crate::context::{check_set_lengths, Source};
 use crate::curve::registry::{with_curve, with_prepared};
 use crate::curve::{convert_point_form, CurveId, GpuCurve, SCALAR_WORDS};
 use crate::upload::{Points, Scalars};
-use crate::{MsmContext, MsmError, PrepareOptions, PreparedBases};
+use crate::{MsmContext, MsmError, PreparedBases};
 
 pub use crate::curve::registry::PreparedBytes;
 
@@ -71,7 +73,7 @@ pub fn point_bytes<G: GpuCurve>() -> usize {
 }
 
 /// The number of points in a points buffer of curve `G`, or `BadLength`.
-pub fn points_len<G: GpuCurve>(points: &[u8]) -> Result<usize, MsmError> {
+pub(crate) fn points_len<G: GpuCurve>(points: &[u8]) -> Result<usize, MsmError> {
     let size = point_bytes::<G>();
     match points.len().is_multiple_of(size) {
         true => Ok(points.len() / size),
@@ -80,89 +82,141 @@ pub fn points_len<G: GpuCurve>(points: &[u8]) -> Result<usize, MsmError> {
 }
 
 /// The number of scalars in a scalars buffer, or `BadLength`.
-pub fn scalars_len(scalars: &[u8]) -> Result<usize, MsmError> {
+pub(crate) fn scalars_len(scalars: &[u8]) -> Result<usize, MsmError> {
     match scalars.len().is_multiple_of(SCALAR_BYTES) {
         true => Ok(scalars.len() / SCALAR_BYTES),
         false => Err(MsmError::BadLength { what: "scalars", len: scalars.len(), element: SCALAR_BYTES }),
     }
 }
 
-/// The checks the host makes before an MSM of byte buffers on curve `G`: `BadLength` (points
-/// first), then `LengthMismatch`; the number of points. Points themselves are checked on the GPU.
-pub fn check_lengths<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<usize, MsmError> {
-    let n_points = points_len::<G>(points)?;
-    let n_scalars = scalars_len(scalars)?;
-    if n_points != n_scalars {
-        return Err(MsmError::LengthMismatch { points: n_points, scalars: n_scalars });
-    }
-    Ok(n_points)
+/// The checks the host makes before an MSM of byte buffers on curve `G`: `BadLength` (points,
+/// then each set in order), then `LengthMismatch` (one set) or `SetLengthMismatch` (a batch);
+/// the number of points. Points themselves are checked on the GPU.
+pub(crate) fn check_lengths<G: GpuCurve>(points: &[u8], sets: &[&[u8]]) -> Result<usize, MsmError> {
+    let n = points_len::<G>(points)?;
+    let lens: Vec<usize> = sets.iter().map(|set| scalars_len(set)).collect::<Result<_, _>>()?;
+    check_set_lengths(n, lens)?;
+    Ok(n)
 }
 
 /// [`check_lengths`] on the curve `curve`.
-pub fn check_lengths_of(curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<usize, MsmError> {
-    with_curve!(curve, G => check_lengths::<G>(points, scalars))
+pub(crate) fn check_lengths_of(curve: CurveId, points: &[u8], sets: &[&[u8]]) -> Result<usize, MsmError> {
+    with_curve!(curve, G => check_lengths::<G>(points, sets))
 }
 
 /// A point in the points encoding.
-pub fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
+pub(crate) fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
     let mut words = Vec::new();
     point.into_affine().push_words(&mut words);
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 impl MsmContext {
-    /// Σ kᵢ·Pᵢ over byte buffers in the encodings of this module; the result in the points
-    /// encoding. Lengths are checked before any GPU work, points by the GPU (see the module).
-    pub async fn msm_bytes(&self, curve: CurveId, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        self.msm_bytes_with(curve, points, scalars, PointForm::Canonical).await
-    }
-
-    /// [`MsmContext::msm_bytes`] of points written in `form`, the result in the same form.
-    pub async fn msm_bytes_with(
+    /// One MSM per scalars buffer of `sets` over a points buffer of `curve` or over bases
+    /// prepared from one ([`MsmContext::prepare_bytes`]), in the encodings of this module, as
+    /// [`MsmContext::msm_with`] runs typed ones; each result in the points encoding, in the
+    /// points' form ([`MsmConfig::point_form`], or the bases' own). With a [`MsmConfig::cache`],
+    /// points run on the cached set that holds them (or begins with them), or are prepared and
+    /// kept there.
+    ///
+    /// Checked before any GPU work: `BadLength` (points, then each set in order), then
+    /// `LengthMismatch` in a call of one set or `SetLengthMismatch` in a batch, `WrongCurve` for
+    /// bases of another curve than `curve`; points are checked by the GPU (see the module).
+    /// Other errors as for [`MsmContext::msm_with`].
+    pub async fn msm_bytes<'a>(
         &self,
         curve: CurveId,
-        points: &[u8],
-        scalars: &[u8],
-        form: PointForm,
-    ) -> Result<Vec<u8>, MsmError> {
-        with_curve!(curve, G => self.msm_bytes_on::<G>(points, scalars, form).await)
+        bases: impl Into<Bases<'a, u8, PreparedBytes>>,
+        sets: &[&[u8]],
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<Vec<u8>>, MsmError> {
+        match bases.into() {
+            Bases::Points(points) => {
+                if let Some(cache) = config.cache {
+                    if let Some(bases) = cache.bases(self, curve, points, sets, config).await? {
+                        return self.msm_prepared_bytes(&bases, sets, config).await;
+                    }
+                }
+                with_curve!(curve, G => self.msm_bytes_on::<G>(points, sets, config).await)
+            }
+            Bases::Prepared(bases) if bases.curve() != curve => {
+                Err(MsmError::WrongCurve { curve, bases: bases.curve() })
+            }
+            Bases::Prepared(bases) => self.msm_prepared_bytes(bases, sets, config).await,
+        }
     }
 
     async fn msm_bytes_on<G: GpuCurve>(
         &self,
         points: &[u8],
-        scalars: &[u8],
-        form: PointForm,
-    ) -> Result<Vec<u8>, MsmError> {
-        check_lengths::<G>(points, scalars)?;
-        let result = self.msm_inputs::<G>(Points::Bytes(points, form), Scalars::Bytes(scalars)).await?;
-        Ok(form.encode::<G>(&result))
+        sets: &[&[u8]],
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<Vec<u8>>, MsmError> {
+        points_len::<G>(points)?;
+        let sets = scalar_sets::<G>(sets)?;
+        let form = config.point_form;
+        let output = self.run_msm::<G>(Source::Points(Points::Bytes(points, form)), &sets, config).await?;
+        Ok(encoded(output, |result| form.encode::<G>(result)))
     }
 
-    /// One MSM per scalars buffer over the same points buffer, run together as in
-    /// [`MsmContext::msm_batch`]; the results in the points encoding, one per set. Checked
-    /// before any GPU work: `BadLength` (points, then each set in order), then
-    /// `SetLengthMismatch`.
-    pub async fn msm_bytes_batch(
+    /// [`MsmContext::msm_bytes`] over prepared bases, in their point form.
+    async fn msm_prepared_bytes(
+        &self,
+        bases: &PreparedBytes,
+        sets: &[&[u8]],
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<Vec<u8>>, MsmError> {
+        with_prepared!(bases, b => self.msm_prepared_bytes_on(b, sets, config).await)
+    }
+
+    async fn msm_prepared_bytes_on<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        sets: &[&[u8]],
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<Vec<u8>>, MsmError> {
+        let sets = scalar_sets::<G>(sets)?;
+        let output = self.run_msm::<G>(Source::Prepared(bases), &sets, config).await?;
+        Ok(encoded(output, |result| bases.point_form().encode::<G>(result)))
+    }
+
+    /// Checks a points buffer's length, then uploads it and checks and converts its points on
+    /// the GPU once, with the multiples of [`MsmConfig::precompute_factor`] (see
+    /// [`MsmContext::prepare`]), keeping [`MsmConfig::point_form`] for the results of MSMs over
+    /// them. Errors: those of [`MsmContext::msm_bytes`] for points, `InvalidPrecomputeFactor`.
+    pub async fn prepare_bytes(
         &self,
         curve: CurveId,
         points: &[u8],
-        sets: &[&[u8]],
-    ) -> Result<Vec<Vec<u8>>, MsmError> {
-        with_curve!(curve, G => self.msm_bytes_batch_on::<G>(points, sets).await)
+        config: &MsmConfig<'_>,
+    ) -> Result<PreparedBytes, MsmError> {
+        with_curve!(curve, G, wrap => Ok(wrap(self.prepare_bytes_on::<G>(points, config).await?)))
     }
 
-    async fn msm_bytes_batch_on<G: GpuCurve>(&self, points: &[u8], sets: &[&[u8]]) -> Result<Vec<Vec<u8>>, MsmError> {
+    async fn prepare_bytes_on<G: GpuCurve>(
+        &self,
+        points: &[u8],
+        config: &MsmConfig<'_>,
+    ) -> Result<PreparedBases<G>, MsmError> {
         points_len::<G>(points)?;
-        let sets = scalar_sets::<G>(sets)?;
-        let results = self.msm_batch_inputs::<G>(Points::Bytes(points, PointForm::Canonical), &sets).await?;
-        Ok(results.iter().map(encode_point::<G>).collect())
+        self.prepare_points(Points::Bytes(points, config.point_form), config.precompute_factor).await
     }
+}
+
+/// `output` with each result encoded by `encode`.
+fn encoded<R>(output: MsmOutput<R>, encode: impl Fn(&R) -> Vec<u8>) -> MsmOutput<Vec<u8>> {
+    MsmOutput { results: output.results.iter().map(encode).collect(), profile: output.profile }
 }
 
 /// Scalars buffers as scalar sets, each length checked (`BadLength`).
 fn scalar_sets<'a, G: GpuCurve>(sets: &[&'a [u8]]) -> Result<Vec<Scalars<'a, G>>, MsmError> {
     sets.iter().map(|set| scalars_len(set).map(|_| Scalars::Bytes(set))).collect()
+}
+
+impl<'a> From<&'a PreparedBytes> for Bases<'a, u8, PreparedBytes> {
+    fn from(bases: &'a PreparedBytes) -> Self {
+        Bases::Prepared(bases)
+    }
 }
 
 impl PreparedBytes {
@@ -176,73 +230,16 @@ impl PreparedBytes {
         self.len() == 0
     }
 
+    /// The curve of the points.
+    pub fn curve(&self) -> CurveId {
+        fn id<G: GpuCurve>(_: &PreparedBases<G>) -> CurveId {
+            G::ID
+        }
+        with_prepared!(self, b => id(b))
+    }
+
     /// Bytes of GPU memory the points hold ([`PreparedBases::gpu_bytes`]).
     pub fn gpu_bytes(&self) -> u64 {
         with_prepared!(self, b => b.gpu_bytes())
-    }
-}
-
-impl MsmContext {
-    /// Checks a points buffer's length, then uploads it and checks and converts its points on
-    /// the GPU once (the errors of [`MsmContext::msm_bytes`] for points).
-    pub async fn prepare_bytes(&self, curve: CurveId, points: &[u8]) -> Result<PreparedBytes, MsmError> {
-        self.prepare_bytes_with(curve, points, PrepareOptions::default()).await
-    }
-
-    /// [`MsmContext::prepare_bytes`] with `options` (see [`MsmContext::prepare_with`]).
-    pub async fn prepare_bytes_with(
-        &self,
-        curve: CurveId,
-        points: &[u8],
-        options: PrepareOptions,
-    ) -> Result<PreparedBytes, MsmError> {
-        with_curve!(curve, G, wrap => Ok(wrap(self.prepare_bytes_on::<G>(points, options).await?)))
-    }
-
-    async fn prepare_bytes_on<G: GpuCurve>(
-        &self,
-        points: &[u8],
-        options: PrepareOptions,
-    ) -> Result<PreparedBases<G>, MsmError> {
-        points_len::<G>(points)?;
-        self.prepare_points(Points::Bytes(points, options.point_form), options).await
-    }
-
-    /// Σ kᵢ·Pᵢ over prepared bases and a scalars buffer, in the bases' point form (their
-    /// [`PrepareOptions::point_form`]). Fewer scalars than points take the first points, as
-    /// [`MsmContext::msm_prepared`] does.
-    pub async fn msm_prepared_bytes(&self, bases: &PreparedBytes, scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-        scalars_len(scalars)?;
-        with_prepared!(bases, b => self.msm_prepared_bytes_on(b, scalars).await)
-    }
-
-    async fn msm_prepared_bytes_on<G: GpuCurve>(
-        &self,
-        bases: &PreparedBases<G>,
-        scalars: &[u8],
-    ) -> Result<Vec<u8>, MsmError> {
-        let result = self.msm_prepared_scalars(bases, Scalars::Bytes(scalars)).await?;
-        Ok(bases.point_form().encode::<G>(&result))
-    }
-
-    /// One MSM per scalars buffer over prepared bases, run together as in
-    /// [`MsmContext::msm_batch`]; the results in the points encoding. Errors: `BadLength` (each
-    /// set in order), `SetLengthMismatch`, then those of [`MsmContext::msm_prepared_bytes`].
-    pub async fn msm_prepared_bytes_batch(
-        &self,
-        bases: &PreparedBytes,
-        sets: &[&[u8]],
-    ) -> Result<Vec<Vec<u8>>, MsmError> {
-        with_prepared!(bases, b => self.msm_prepared_bytes_batch_on(b, sets).await)
-    }
-
-    async fn msm_prepared_bytes_batch_on<G: GpuCurve>(
-        &self,
-        bases: &PreparedBases<G>,
-        sets: &[&[u8]],
-    ) -> Result<Vec<Vec<u8>>, MsmError> {
-        let sets = scalar_sets::<G>(sets)?;
-        let results = self.msm_prepared_batch_scalars(bases, &sets).await?;
-        Ok(results.iter().map(|result| bases.point_form().encode::<G>(result)).collect())
     }
 }

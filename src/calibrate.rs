@@ -1,7 +1,7 @@
 //! Which kernels a context runs for a curve: the field form ([`MulForm`]) and the bucket
 //! accumulation ([`Accumulation`]), chosen when the curve is first used on the device by
 //! measuring the candidates there, unless the caller fixed them
-//! ([`MsmContext::with_mul_form`], [`MsmContext::with_accumulation`]). Results are kept per
+//! (`ContextOptions::mul_form`, `ContextOptions::accumulation`). Results are kept per
 //! adapter and curve for the life of the process, so a second context on the same adapter
 //! measures nothing, and natively also in a file, so later processes measure nothing either:
 //! `calibrations-v3.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
@@ -34,7 +34,7 @@
 //!   runs [`Accumulation::Projective`]. It compiles the curve's pipelines once per candidate, so
 //!   it runs only where the pass is predicted (from the rate measured for the form and the cost
 //!   model) to take at most the context's calibration budget
-//!   ([`MsmContext::with_calibration_budget`], default [`DEFAULT_CALIBRATION_BUDGET`]): hardware
+//!   (`ContextOptions::calibration_budget`, default [`DEFAULT_CALIBRATION_BUDGET`]): hardware
 //!   GPUs. Slower devices (the software GPUs) keep the first candidate unmeasured, and so do
 //!   devices where the form was not measured (browsers, which lack 64-bit integers, and
 //!   contexts with a fixed form): there is no rate to predict from, and measuring one would cost
@@ -56,8 +56,7 @@ use wgpu::util::DeviceExt;
 
 use crate::clock::now_seconds;
 use crate::context::{CurveRunner, CurveSlot};
-use crate::curve::registry::with_curve;
-use crate::curve::{CurveId, CurveSpec, GpuCurve};
+use crate::curve::{CurveSpec, GpuCurve};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::{stage_pipelines, CurvePipelines};
 use crate::gpu::run::{submit_pass, PointSource};
@@ -461,11 +460,6 @@ impl MsmContext {
         }
         runner.calibration = calibration;
         Ok(runner)
-    }
-
-    /// [`MsmContext::calibration`] of the curve named by `curve` (the bytes and JS APIs).
-    pub async fn calibration_of(&self, curve: CurveId) -> Result<Calibration, MsmError> {
-        with_curve!(curve, G => self.calibration::<G>().await)
     }
 
     /// Compiles `G`'s pipelines with `kernels` (on the Edwards model for

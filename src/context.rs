@@ -7,20 +7,19 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
-use crate::calibrate::{Calibration, Candidates, Fixed, DEFAULT_CALIBRATION_BUDGET};
+use crate::calibrate::{Calibration, Candidates, Fixed};
 use crate::combine::{combine_windows, points_from_gpu, sum_without_image};
-use crate::curve::GpuCurve;
-use crate::curve::{CurveModel, CurveSpec};
+use crate::config::{Bases, ContextOptions, MsmConfig, MsmOutput};
+use crate::curve::registry::with_curve;
+use crate::curve::{CurveId, CurveModel, CurveSpec, GpuCurve};
 use crate::gpu::device::Gpu;
 use crate::gpu::pipelines::CurvePipelines;
 use crate::gpu::run::{run_stages, PointSource, RunOutput, Timings};
-use crate::gpu::workspace::{
-    max_points, max_sets, BufferSizes, Workspace, WorkspaceLease, WorkspacePool, DEFAULT_WORKSPACES,
-};
+use crate::gpu::workspace::{max_points, max_sets, BufferSizes, Workspace, WorkspaceLease, WorkspacePool};
 use crate::plan::Plan;
+use crate::prepared::PreparedBases;
 use crate::step::{Accumulation, Kernels};
 use crate::upload::{Points, ScalarSets, Scalars, Upload};
-use crate::wgsl::MulForm;
 use crate::{DeviceProfile, MsmError};
 
 /// Most GPU passes one call is split into (bounds host memory and time of a single call).
@@ -31,21 +30,26 @@ pub const MAX_PASSES: usize = 64;
 /// Create one and keep it: the first call for each curve compiles that curve's shaders, and
 /// buffers are kept for later calls of the same or smaller size. Calls on one context may run
 /// concurrently: each GPU pass leases one of the curve's workspaces (buffer sets, at most
-/// [`MsmContext::max_workspaces`] per curve) from upload to readback, so one call can upload
-/// while another computes, and decodes its results after giving the workspace back.
+/// [`ContextOptions::max_workspaces`] per curve) from upload to readback, so one call can
+/// upload while another computes, and decodes its results after giving the workspace back.
+///
+/// Entry points: [`MsmContext::msm`] for one MSM, [`MsmContext::msm_with`] for every option
+/// (batches of scalar sets, prepared bases, profiling: [`MsmConfig`]),
+/// [`MsmContext::msm_bytes`] for the same over byte buffers, and [`MsmContext::prepare`] (or
+/// [`MsmContext::prepare_bytes`]) to keep points on the GPU for many calls.
 pub struct MsmContext {
     /// Unique per context: prepared bases remember which context holds their buffers.
     pub(crate) id: u64,
     gpu: Gpu,
     /// The field form and accumulation the caller fixed; the rest is calibrated per curve.
     pub(crate) fixed: Fixed,
-    /// See [`MsmContext::with_calibration_budget`].
+    /// [`ContextOptions::calibration_budget`].
     pub(crate) calibration_budget: f64,
     /// The kernels of each curve compiled so far (the synchronous size queries read them).
     kernels: Mutex<HashMap<TypeId, Kernels>>,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     pass_limit: Option<usize>,
-    /// Most workspaces per curve (see [`MsmContext::with_max_workspaces`]).
+    /// [`ContextOptions::max_workspaces`].
     max_workspaces: usize,
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
@@ -73,13 +77,31 @@ impl<P> PassResult<P> {
     }
 }
 
-/// `SetLengthMismatch` for the first scalar set, of those with lengths `lens`, whose length is
+/// The error for scalar sets with lengths `lens` over `n` points when set `set` is of the wrong
+/// length: `LengthMismatch` in a call of one set, `SetLengthMismatch` naming the set in a batch.
+pub(crate) fn set_length_error(n: usize, lens: &[usize], set: usize) -> MsmError {
+    match lens.len() {
+        1 => MsmError::LengthMismatch { points: n, scalars: lens[0] },
+        _ => MsmError::SetLengthMismatch { set, points: n, scalars: lens[set] },
+    }
+}
+
+/// [`set_length_error`] for the first scalar set, of those with lengths `lens`, whose length is
 /// not the points' `n`.
 pub(crate) fn check_set_lengths(n: usize, lens: impl IntoIterator<Item = usize>) -> Result<(), MsmError> {
-    match lens.into_iter().enumerate().find(|&(_, len)| len != n) {
-        Some((set, scalars)) => Err(MsmError::SetLengthMismatch { set, points: n, scalars }),
+    let lens: Vec<usize> = lens.into_iter().collect();
+    match lens.iter().position(|&len| len != n) {
+        Some(set) => Err(set_length_error(n, &lens, set)),
         None => Ok(()),
     }
+}
+
+/// Where the points of one call come from, in the form its API received them.
+pub(crate) enum Source<'a, G: GpuCurve> {
+    /// Points the call uploads.
+    Points(Points<'a, G>),
+    /// Bases prepared on the GPU.
+    Prepared(&'a PreparedBases<G>),
 }
 
 /// A curve's runner once compiled. Concurrent first calls on a curve wait for one compilation
@@ -140,19 +162,10 @@ impl CurveRunner {
 }
 
 impl MsmContext {
-    /// A context on the default (high-performance) adapter; [`MsmError::NoAdapter`] when there
-    /// is none.
+    /// A context on the default (high-performance) adapter, with the default
+    /// [`ContextOptions`]; [`MsmError::NoAdapter`] when there is none.
     pub async fn new() -> Result<Self, MsmError> {
-        Self::create(None).await
-    }
-
-    /// A context on the default adapter whose shaders use `mul_form` for every curve instead of
-    /// the form calibration picks ([`MsmContext::calibration`]): to compare forms on one's own
-    /// device, or to override the choice. [`MsmError::RequestDevice`] for
-    /// [`MulForm::Wide`] on a device without 64-bit integers. Plans follow the form
-    /// ([`crate::DeviceProfile::plan_shape`]), so any form runs on any device.
-    pub async fn with_mul_form(mul_form: MulForm) -> Result<Self, MsmError> {
-        Self::create(Some(mul_form)).await
+        Ok(Self::on(Gpu::new().await?))
     }
 
     /// A context on the caller's own device and queue (both are handles: the caller keeps using
@@ -163,7 +176,7 @@ impl MsmContext {
     /// the device-lost callback stay the caller's, and its own errors are caught with error
     /// scopes around its work.
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self, MsmError> {
-        Self::on(Gpu::from_device(device, queue)?, None)
+        Ok(Self::on(Gpu::from_device(device, queue)?))
     }
 
     /// A context on `adapter` (one of `wgpu::Instance::enumerate_adapters`, say), with its own
@@ -171,50 +184,49 @@ impl MsmContext {
     /// [`crate::MultiGpu`] runs MSMs over several such contexts.
     #[cfg(not(target_arch = "wasm32"))]
     pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, MsmError> {
-        Self::on(Gpu::on_adapter(adapter).await?, None)
+        Ok(Self::on(Gpu::on_adapter(adapter).await?))
     }
 
-    async fn create(mul_form: Option<MulForm>) -> Result<Self, MsmError> {
-        Self::on(Gpu::new().await?, mul_form)
-    }
-
-    fn on(gpu: Gpu, mul_form: Option<MulForm>) -> Result<Self, MsmError> {
-        if let Some(form) = mul_form.filter(|form| form.needs_int64() && !gpu.int64) {
-            return Err(MsmError::RequestDevice(format!(
-                "{form:?} needs 64-bit integers (SHADER_INT64), which {} lacks",
-                gpu.info.name
-            )));
-        }
+    fn on(gpu: Gpu) -> Self {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(MsmContext {
+        let defaults = ContextOptions::default();
+        MsmContext {
             id,
             gpu,
-            fixed: Fixed { form: mul_form, accumulation: None },
-            calibration_budget: DEFAULT_CALIBRATION_BUDGET,
+            fixed: Fixed { form: None, accumulation: None },
+            calibration_budget: defaults.calibration_budget,
             kernels: Mutex::new(HashMap::new()),
             pass_limit: None,
-            max_workspaces: DEFAULT_WORKSPACES,
+            max_workspaces: defaults.max_workspaces,
             curves: Mutex::new(HashMap::new()),
-        })
+        }
     }
 
-    /// This context with `accumulation` in stage 3 for every curve instead of the one
-    /// calibration picks (short Weierstrass curves only, see [`Accumulation::on`]);
-    /// [`MsmContext::calibration`] says which runs. Call it before the first MSM.
-    pub fn with_accumulation(mut self, accumulation: Accumulation) -> Self {
-        self.fixed.accumulation = Some(accumulation);
-        self
+    /// This context with `options` instead of its current ones; call it before the first MSM
+    /// (kernels already chosen for a curve stay). [`MsmError::RequestDevice`] for a
+    /// [`ContextOptions::mul_form`] of 64-bit integers on a device without them.
+    pub fn with_options(mut self, options: ContextOptions) -> Result<Self, MsmError> {
+        if let Some(form) = options.mul_form.filter(|form| form.needs_int64() && !self.gpu.int64) {
+            return Err(MsmError::RequestDevice(format!(
+                "{form:?} needs 64-bit integers (SHADER_INT64), which {} lacks",
+                self.gpu.info.name
+            )));
+        }
+        self.fixed = Fixed { form: options.mul_form, accumulation: options.accumulation };
+        self.calibration_budget = options.calibration_budget;
+        self.max_workspaces = options.max_workspaces.max(1);
+        Ok(self)
     }
 
-    /// This context with another calibration budget: the accumulations are timed on a curve's
-    /// first use only where the projective calibration pass is predicted to take at most
-    /// `seconds` (default [`DEFAULT_CALIBRATION_BUDGET`], which only hardware GPUs meet;
-    /// `f64::INFINITY` times them on every device, at the cost of compiling every candidate).
-    /// See [`crate::calibrate`]. Call it before the first MSM.
-    pub fn with_calibration_budget(mut self, seconds: f64) -> Self {
-        self.calibration_budget = seconds;
-        self
+    /// The options this context runs with.
+    pub fn options(&self) -> ContextOptions {
+        ContextOptions {
+            mul_form: self.fixed.form,
+            accumulation: self.fixed.accumulation,
+            calibration_budget: self.calibration_budget,
+            max_workspaces: self.max_workspaces,
+        }
     }
 
     /// This context with the device rules of `profile` instead of its adapter's
@@ -242,27 +254,16 @@ impl MsmContext {
         self
     }
 
-    /// This context with at most `workspaces` (≥ 1) sets of GPU buffers per curve, instead of
-    /// 2: more lets more calls on one curve overlap, each set costing up to
-    /// [`MsmContext::gpu_memory_bytes`] of the largest pass it has run; 1 makes calls on a curve
-    /// take turns from upload to readback. Call it before the first MSM.
-    pub fn with_max_workspaces(mut self, workspaces: usize) -> Self {
-        self.max_workspaces = workspaces.max(1);
-        self
-    }
-
-    /// Most workspaces (sets of GPU buffers) this context keeps per curve: 2 unless
-    /// [`MsmContext::with_max_workspaces`] said otherwise. A curve's second and later
-    /// workspaces are only allocated when calls on it overlap.
-    pub fn max_workspaces(&self) -> usize {
+    /// [`ContextOptions::max_workspaces`] (calibration builds runners with it).
+    pub(crate) fn max_workspaces(&self) -> usize {
         self.max_workspaces
     }
 
-    /// The kernels curve `G` runs on this context and what was measured to choose them
-    /// ([`crate::calibrate`]). The first call for a curve calibrates (unless this process
-    /// already did on the same adapter) and compiles its pipelines, as its first MSM would.
-    pub async fn calibration<G: GpuCurve>(&self) -> Result<Calibration, MsmError> {
-        Ok(self.runner::<G>().await?.calibration.clone())
+    /// The kernels `curve` runs on this context and what was measured to choose them (see
+    /// [`Calibration`]). The first call for a curve calibrates (unless this process already did
+    /// on the same adapter) and compiles its pipelines, as its first MSM would.
+    pub async fn calibration(&self, curve: CurveId) -> Result<Calibration, MsmError> {
+        with_curve!(curve, G => Ok(self.runner::<G>().await?.calibration.clone()))
     }
 
     /// Name, backend and device type of the adapter in use.
@@ -270,11 +271,16 @@ impl MsmContext {
         self.gpu.info.clone()
     }
 
-    /// The most points one GPU pass takes on curve `G` with this device's limits; larger
-    /// inputs run as several passes whose results are added.
-    /// Before the curve's first use (when its kernels are not chosen yet), the fewest over the
-    /// kernels the context may choose.
-    pub fn max_pass_points<G: GpuCurve>(&self) -> usize {
+    /// The most points one GPU pass takes on `curve` with this device's limits; larger inputs
+    /// run as several passes whose results are added, up to [`MAX_PASSES`] of them (more fail
+    /// with `InputTooLarge`), and a profiled call takes one. Before the curve's first use (when
+    /// its kernels are not chosen yet), the fewest over the kernels the context may choose.
+    pub fn max_pass_points(&self, curve: CurveId) -> usize {
+        with_curve!(curve, G => self.pass_points::<G>())
+    }
+
+    /// [`MsmContext::max_pass_points`] of curve `G`.
+    pub(crate) fn pass_points<G: GpuCurve>(&self) -> usize {
         self.max_folded_pass_points::<G>(1)
     }
 
@@ -295,8 +301,8 @@ impl MsmContext {
 
     /// The largest number of points one call takes on curve `G`: [`MAX_PASSES`] passes of
     /// [`MsmContext::max_pass_points`].
-    pub fn max_points<G: GpuCurve>(&self) -> usize {
-        self.max_pass_points::<G>() * MAX_PASSES
+    pub(crate) fn max_points<G: GpuCurve>(&self) -> usize {
+        self.pass_points::<G>() * MAX_PASSES
     }
 
     /// Runs one pass's scalar sets over `points` with `plan` (one set's), in groups that fit the
@@ -333,54 +339,117 @@ impl MsmContext {
         n.div_ceil(n.div_ceil(self.max_folded_pass_points::<G>(fold)).max(1)).max(1)
     }
 
-    /// Bytes of GPU buffers one pass of `n` points (at most `max_pass_points`) uses on `G`: one
-    /// workspace. A curve keeps up to [`MsmContext::max_workspaces`] workspaces, each as large
-    /// as the largest pass it has run, so its peak is `max_workspaces` times this for the
-    /// largest pass when that many calls overlap (sequential calls keep one). Calls on prepared
-    /// bases that run other kernels than the calls
-    /// ([`PreparedBases::kernels`](crate::PreparedBases::kernels)) keep workspaces of their own.
-    /// Before the curve's first use, the most over the kernels the context may choose.
-    pub fn gpu_memory_bytes<G: GpuCurve>(&self, n: usize) -> u64 {
-        let plan = Plan::choose(n as u32, G::spec().scalar_bits);
-        let bytes = |kernels| BufferSizes::for_plan(G::spec(), kernels, &plan).total();
-        self.chosen_or_candidates::<G>().into_iter().map(bytes).max().expect("at least one candidate")
+    /// Bytes of GPU buffers one pass of `n` points (at most
+    /// [`max_pass_points`](MsmContext::max_pass_points)) uses on `curve`: one workspace. A curve
+    /// keeps up to [`ContextOptions::max_workspaces`] workspaces, each as large as the largest
+    /// pass it has run, so its peak is `max_workspaces` times this for the largest pass when that
+    /// many calls overlap (sequential calls keep one). Calls on prepared bases that run other
+    /// kernels than the calls ([`PreparedBases::kernels`]) keep workspaces of their own. Before
+    /// the curve's first use, the most over the kernels the context may choose.
+    pub fn gpu_memory_bytes(&self, curve: CurveId, n: usize) -> u64 {
+        with_curve!(curve, G => {
+            let plan = Plan::choose(n as u32, G::spec().scalar_bits);
+            let bytes = |kernels| BufferSizes::for_plan(G::spec(), kernels, &plan).total();
+            self.chosen_or_candidates::<G>().into_iter().map(bytes).max().expect("at least one candidate")
+        })
     }
 
-    /// Σ scalars\[i\]·points\[i\], equal to `G::Group::msm(points, scalars)` of arkworks.
+    /// Σ scalars\[i\]·bases\[i\], equal to `G::Group::msm(points, scalars)` of arkworks, over
+    /// points (`&points`: uploaded, checked and converted by this call) or over bases prepared
+    /// on this context (`&prepared`, [`MsmContext::prepare`]; fewer scalars than bases take the
+    /// first bases, as PLONK's commitments over a prefix of an SRS do). [`MsmContext::msm_with`]
+    /// with one set and the default [`MsmConfig`].
+    ///
     /// The host only copies the inputs (arkworks' own limbs); the GPU converts them and checks
     /// the points: `NotOnCurve` names the first point off the curve (only the equation is
-    /// checked, as arkworks' `is_on_curve` does).
-    pub async fn msm<G: GpuCurve>(&self, points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
-        if points.len() != scalars.len() {
-            return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
-        }
-        self.msm_inputs(Points::Arkworks(points), Scalars::Arkworks(scalars)).await
-    }
-
-    /// Σ sets\[s\]\[i\]·points\[i\] for every scalar set s over the same points: one result per
-    /// set, each equal to [`MsmContext::msm`] of the points and that set. The sets run together,
-    /// as extra windows of one GPU pass (groups of up to [`crate::plan::MAX_SETS_PER_PASS`] sets, fewer where
-    /// the device's buffer limits need it): the points are uploaded and converted once per pass
-    /// and all the sets' sums come back in one readback. Errors: `SetLengthMismatch` for the
-    /// first set whose length differs from the points' (before any GPU work), then as for
-    /// [`MsmContext::msm`]. An empty list of sets gives an empty result.
-    pub async fn msm_batch<G: GpuCurve>(
+    /// checked, as arkworks' `is_on_curve` does). Other errors: `LengthMismatch` (before any GPU
+    /// work), `InputTooLarge`, those of prepared bases (see [`MsmContext::msm_with`]), GPU errors.
+    pub async fn msm<'a, G: GpuCurve>(
         &self,
-        points: &[G],
-        sets: &[&[G::ScalarField]],
-    ) -> Result<Vec<G::Group>, MsmError> {
-        let sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| Scalars::Arkworks(set)).collect();
-        self.msm_batch_inputs(Points::Arkworks(points), &sets).await
-    }
-
-    /// The MSM of points and as many scalars: a batch of one set.
-    pub(crate) async fn msm_inputs<G: GpuCurve>(
-        &self,
-        points: Points<'_, G>,
-        scalars: Scalars<'_, G>,
+        bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
+        scalars: &[G::ScalarField],
     ) -> Result<G::Group, MsmError> {
-        let mut results = self.msm_batch_inputs(points, &[scalars]).await?;
-        Ok(results.pop().expect("one result per set"))
+        let mut output = self.msm_with(bases, &[scalars], &MsmConfig::default()).await?;
+        Ok(output.results.pop().expect("one result per set"))
+    }
+
+    /// Σ sets\[s\]\[i\]·bases\[i\] for every scalar set s, each result equal to
+    /// [`MsmContext::msm`] of the bases and that set, run as `config` says ([`MsmConfig`]:
+    /// profiling, a precompute factor for points).
+    ///
+    /// The sets run together, as extra windows of one GPU pass (groups of up to 64 sets, fewer
+    /// where the device's buffer limits need it): the points are uploaded and converted once per
+    /// pass and all the sets' sums come back in one readback. The sets hold equally many
+    /// scalars: as many as the points, or at most as many as prepared bases (fewer take the first
+    /// bases). No sets give no results.
+    ///
+    /// Errors, before any GPU work: `LengthMismatch` in a call of one set, `SetLengthMismatch`
+    /// naming the first set of the wrong length in a batch, `Unsupported` for a
+    /// [`MsmConfig::cache`] (bytes only) or a profiled batch; then `InvalidPrecomputeFactor`,
+    /// `PrefixOfFoldedBases` (fewer scalars than bases stored with multiples), `ForeignBases`
+    /// (bases prepared on another context), `InputTooLarge`, `NotOnCurve`, GPU errors.
+    pub async fn msm_with<'a, G: GpuCurve>(
+        &self,
+        bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
+        sets: &[&[G::ScalarField]],
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<G::Group>, MsmError> {
+        if config.cache.is_some() {
+            return Err(MsmError::Unsupported("a BaseCache holds bytes: it serves msm_bytes".into()));
+        }
+        let sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| Scalars::Arkworks(set)).collect();
+        let source = match bases.into() {
+            Bases::Points(points) => Source::Points(Points::Arkworks(points)),
+            Bases::Prepared(bases) => Source::Prepared(bases),
+        };
+        self.run_msm(source, &sets, config).await
+    }
+
+    /// The MSMs of every scalar set over `source`, as `config` says: points with a precompute
+    /// factor are prepared for the call first.
+    pub(crate) async fn run_msm<G: GpuCurve>(
+        &self,
+        source: Source<'_, G>,
+        sets: &[Scalars<'_, G>],
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<G::Group>, MsmError> {
+        if config.profile && sets.len() != 1 {
+            let why = format!("a profiled call takes one scalar set, not {}", sets.len());
+            return Err(MsmError::Unsupported(why));
+        }
+        match source {
+            Source::Points(points) if config.precompute_factor != 1 => {
+                check_set_lengths(points.len(), sets.iter().map(Scalars::len))?;
+                let bases = self.prepare_points(points, config.precompute_factor).await?;
+                self.run_source(Source::Prepared(&bases), sets, config.profile).await
+            }
+            source => self.run_source(source, sets, config.profile).await,
+        }
+    }
+
+    /// [`MsmContext::run_msm`] once any multiples are prepared.
+    async fn run_source<G: GpuCurve>(
+        &self,
+        source: Source<'_, G>,
+        sets: &[Scalars<'_, G>],
+        profile: bool,
+    ) -> Result<MsmOutput<G::Group>, MsmError> {
+        match (source, sets) {
+            (Source::Points(points), &[set]) if profile => {
+                let (result, profile) = self.msm_profiled(points, set).await?;
+                Ok(MsmOutput { results: vec![result], profile: Some(profile) })
+            }
+            (Source::Prepared(bases), &[set]) if profile => {
+                let (result, profile) = self.msm_prepared_profiled(bases, set).await?;
+                Ok(MsmOutput { results: vec![result], profile: Some(profile) })
+            }
+            (Source::Points(points), sets) => {
+                Ok(MsmOutput { results: self.msm_batch_inputs(points, sets).await?, profile: None })
+            }
+            (Source::Prepared(bases), sets) => {
+                Ok(MsmOutput { results: self.msm_prepared_batch_scalars(bases, sets).await?, profile: None })
+            }
+        }
     }
 
     /// The MSMs of points and each scalar set, pass by pass, the sets of a pass in groups that
@@ -637,7 +706,8 @@ pub(crate) async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
     store_default(Arc::new(MsmContext::new().await?))
 }
 
-/// Σ scalars\[i\]·points\[i\] on the shared default context (see [`MsmContext::msm`]).
+/// Σ scalars\[i\]·points\[i\] on a context shared by the process (natively; per thread in
+/// WASM), created on first use and again after its device is lost (see [`MsmContext::msm`]).
 pub async fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
     if points.len() != scalars.len() {
         return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });

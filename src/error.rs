@@ -48,8 +48,8 @@ pub enum MsmError {
         /// Number of scalars given.
         scalars: usize,
     },
-    /// A scalar set of a batch MSM (`MsmContext::msm_batch` and its kin) whose length differs
-    /// from the points'.
+    /// A scalar set of a batch MSM (a call of several sets) whose length differs from the
+    /// points' (or, over prepared bases, from the other sets', or exceeds the bases').
     #[error("length mismatch: {points} points but scalar set {set} has {scalars} scalars")]
     SetLengthMismatch {
         /// Index of the first such set in the batch.
@@ -59,8 +59,8 @@ pub enum MsmError {
         /// Number of scalars in that set.
         scalars: usize,
     },
-    /// More points than one call takes (`MsmContext::max_points`: the device's largest pass
-    /// times `MAX_PASSES`; for a profiled run, one pass).
+    /// More points than one call takes (`MsmContext::max_pass_points` times `MAX_PASSES`; for a
+    /// profiled run, one pass).
     #[error("input of {n} points exceeds the largest this device can take, {max}")]
     InputTooLarge {
         /// Number of points given.
@@ -68,7 +68,7 @@ pub enum MsmError {
         /// The largest number of points the device takes.
         max: usize,
     },
-    /// A precompute factor outside 1..=`MAX_PRECOMPUTE_FACTOR` (`PrepareOptions`).
+    /// A precompute factor outside 1..=`MAX_PRECOMPUTE_FACTOR` (`MsmConfig::precompute_factor`).
     #[error("precompute factor {factor} is outside 1..={max}")]
     InvalidPrecomputeFactor {
         /// The factor given.
@@ -77,7 +77,7 @@ pub enum MsmError {
         max: u32,
     },
     /// An MSM over fewer scalars than prepared bases (a prefix) whose bases store multiples
-    /// (`PrepareOptions::precompute_factor` above 1): those take exactly their length.
+    /// (`MsmConfig::precompute_factor` above 1): those take exactly their length.
     #[error("bases prepared with a precompute factor take all {points} scalars, not a prefix of {scalars}")]
     PrefixOfFoldedBases {
         /// Number of prepared bases.
@@ -88,6 +88,18 @@ pub enum MsmError {
     /// Prepared bases were used with a context other than the one that prepared them.
     #[error("these prepared bases belong to another MsmContext")]
     ForeignBases,
+    /// Prepared bases of one curve were given for an MSM on another (the bytes API).
+    #[error("prepared bases of {bases} given for an MSM on {curve}")]
+    WrongCurve {
+        /// The curve the call names.
+        curve: crate::CurveId,
+        /// The curve of the bases.
+        bases: crate::CurveId,
+    },
+    /// A combination of options the call does not support (named in the message): profiling a
+    /// batch of several scalar sets or over several devices, a `BaseCache` in a typed call.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
     /// The GPU reported a validation or out-of-memory error.
     #[error("GPU error: {0}")]
     Gpu(String),

@@ -17,18 +17,14 @@
 
 use ark_ec::pairing::Pairing;
 use ark_ec::{AffineRepr, CurveGroup};
-use ark_ff::{Field, UniformRand, Zero};
+use ark_ff::{UniformRand, Zero};
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Proof, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
-use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal, SynthesisError, SynthesisMode,
-    Variable,
-};
-use ark_relations::lc;
+use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, SynthesisError, SynthesisMode};
 use ark_std::rand::Rng;
 
-use crate::{GpuCurve, MsmContext, MsmError, PrepareOptions, PreparedBases};
+use crate::{GpuCurve, MsmConfig, MsmContext, MsmError, PreparedBases};
 
 /// A Groth16 proving key whose queries are prepared on one context's GPU.
 pub struct GpuProvingKey<E: Pairing>
@@ -52,18 +48,14 @@ where
     E::G1Affine: GpuCurve<Group = E::G1, ScalarField = E::ScalarField>,
     E::G2Affine: GpuCurve<Group = E::G2, ScalarField = E::ScalarField>,
 {
-    /// Prepares the queries of `pk` on `ctx`'s GPU (errors of [`MsmContext::prepare`]).
-    pub async fn new(ctx: &MsmContext, pk: ProvingKey<E>) -> Result<Self, MsmError> {
-        Self::with_options(ctx, pk, PrepareOptions::default()).await
-    }
-
-    /// [`GpuProvingKey::new`] with the queries prepared with `options` (a precompute factor
-    /// stores multiples of every query point: [`MsmContext::prepare_with`]).
-    pub async fn with_options(ctx: &MsmContext, pk: ProvingKey<E>, options: PrepareOptions) -> Result<Self, MsmError> {
-        let a = ctx.prepare_with(&pk.a_query[1..], options).await?;
-        let b = ctx.prepare_with(&pk.b_g1_query[1..], options).await?;
-        let b2 = ctx.prepare_with(&pk.b_g2_query[1..], options).await?;
-        let c = ctx.prepare_with(&[&pk.l_query[..], &pk.h_query[..]].concat(), options).await?;
+    /// Prepares the queries of `pk` on `ctx`'s GPU as `config` says (a
+    /// [`MsmConfig::precompute_factor`] stores multiples of every query point; errors of
+    /// [`MsmContext::prepare`]).
+    pub async fn new(ctx: &MsmContext, pk: ProvingKey<E>, config: &MsmConfig<'_>) -> Result<Self, MsmError> {
+        let a = ctx.prepare(&pk.a_query[1..], config).await?;
+        let b = ctx.prepare(&pk.b_g1_query[1..], config).await?;
+        let b2 = ctx.prepare(&pk.b_g2_query[1..], config).await?;
+        let c = ctx.prepare(&[&pk.l_query[..], &pk.h_query[..]].concat(), config).await?;
         Ok(GpuProvingKey { pk, a, b, b2, c })
     }
 
@@ -108,10 +100,10 @@ where
                 witness.len()
             )));
         }
-        let a_acc = ctx.msm_prepared(&self.a, &assignment).await?;
-        let b_acc = ctx.msm_prepared(&self.b, &assignment).await?;
-        let b_g2_acc = ctx.msm_prepared(&self.b2, &assignment).await?;
-        let c_acc = ctx.msm_prepared(&self.c, &[witness, &h[..h_len]].concat()).await?;
+        let a_acc = ctx.msm(&self.a, &assignment).await?;
+        let b_acc = ctx.msm(&self.b, &assignment).await?;
+        let b_g2_acc = ctx.msm(&self.b2, &assignment).await?;
+        let c_acc = ctx.msm(&self.c, &[witness, &h[..h_len]].concat()).await?;
 
         let vk = &pk.vk;
         let g_a = pk.delta_g1 * r + pk.a_query[0] + a_acc + vk.alpha_g1;
@@ -141,39 +133,4 @@ fn synthesize<F: ark_ff::PrimeField, C: ConstraintSynthesizer<F>>(
     let inputs = &prover.instance_assignment()?[1..];
     let witness = prover.witness_assignment()?;
     Ok((h, [inputs, witness].concat(), inputs.len()))
-}
-
-/// A circuit of `steps` constraints for tests, examples and benchmarks: knowledge of x with
-/// v₀ = x, v_(i+1) = v_i² + x and v_steps = y, the one public input. `x: None` synthesizes it
-/// for key generation.
-#[derive(Clone, Debug)]
-pub struct ChainCircuit<F> {
-    /// Number of squarings (one constraint each, plus one for the output).
-    pub steps: usize,
-    /// The secret start, or `None` for key generation.
-    pub x: Option<F>,
-}
-
-impl<F: Field> ChainCircuit<F> {
-    /// The public output y of the chain started at `x`.
-    pub fn output(steps: usize, x: F) -> F {
-        (0..steps).fold(x, |v, _| v.square() + x)
-    }
-}
-
-impl<F: ark_ff::PrimeField> ConstraintSynthesizer<F> for ChainCircuit<F> {
-    fn generate_constraints(self, cs: ConstraintSystemRef<F>) -> Result<(), SynthesisError> {
-        let missing = || SynthesisError::AssignmentMissing;
-        let y = cs.new_input_variable(|| self.x.map(|x| Self::output(self.steps, x)).ok_or_else(missing))?;
-        let x = cs.new_witness_variable(|| self.x.ok_or_else(missing))?;
-        let (mut v, mut value) = (x, self.x);
-        for _ in 0..self.steps {
-            let next_value = value.zip(self.x).map(|(v, x)| v.square() + x);
-            let next = cs.new_witness_variable(|| next_value.ok_or_else(missing))?;
-            // v · v = next − x
-            cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + v, || lc!() + next - x)?;
-            (v, value) = (next, next_value);
-        }
-        cs.enforce_r1cs_constraint(|| lc!() + v, || lc![Variable::One], || lc!() + y)
-    }
 }

@@ -12,26 +12,37 @@
 //!
 //! An input larger than one GPU pass runs as several passes ([`MAX_PASSES`] at most).
 //!
-//! For provers: [`MsmContext::prepare`] keeps points (an SRS) on the GPU;
-//! [`MsmContext::msm_batch`] and [`MsmContext::msm_prepared_batch`] run several scalar sets over
-//! the same points as extra windows of one pass; [`MultiGpu`] (native) splits MSMs over several
-//! devices; the feature `groth16` adds `groth16::GpuProvingKey`, an ark-groth16 prover whose G1
-//! MSMs run on the GPU.
+//! Only Horner's rule over the window sums runs on the host. Results equal arkworks'
+//! `VariableBaseMSM::msm`. Field elements are 32-bit limbs with 64-bit products or 13-bit limbs,
+//! and buckets accumulate projectively or (for BLS12-377) on the curve's twisted Edwards model:
+//! chosen per device ([`DeviceProfile`]) and curve, by measuring them there where it pays
+//! ([`Calibration`]); browsers have only 13-bit limbs.
 //!
-//! Only Horner's rule over the window sums runs on the
-//! host. Results equal arkworks' `VariableBaseMSM::msm`. Field elements are 32-bit limbs with
-//! 64-bit products or 13-bit limbs, and buckets accumulate projectively, or (for BLS12-377) on
-//! the curve's twisted Edwards model ([`EdwardsMap`]): chosen per device and
-//! curve by measuring them there ([`calibrate`]); browsers have only 13-bit limbs.
+//! # The API
+//!
+//! - [`MsmContext`]: one device. [`MsmContext::msm`] computes one MSM over points or prepared
+//!   bases; [`MsmContext::msm_with`] takes every option: several scalar sets over the same
+//!   bases (run together, one result each), and an [`MsmConfig`] (a precompute factor,
+//!   profiling). [`MsmContext::msm_bytes`] is the same over byte buffers ([`bytes`]: the
+//!   encodings, and the JS API's), which also takes a [`BaseCache`] in its config.
+//! - [`MsmContext::prepare`] (and [`MsmContext::prepare_bytes`]) keeps points, an SRS say, on the
+//!   GPU: [`PreparedBases`] that later calls take in place of points ([`Bases`]), over all of
+//!   them or their first n.
+//! - [`MultiGpu`] (native) runs the same calls over several devices; the feature `groth16` adds
+//!   `groth16::GpuProvingKey`, an ark-groth16 prover whose MSMs run on the GPU.
+//! - [`msm`]: one call on a context the process shares.
 //!
 //! ```no_run
 //! # #[cfg(feature = "bn254")]
 //! # async fn example() -> Result<(), webgpu_msm::MsmError> {
 //! use ark_bn254::{Fr, G1Affine};
-//! let ctx = webgpu_msm::MsmContext::new().await?;
-//! let points: Vec<G1Affine> = vec![];
-//! let scalars: Vec<Fr> = vec![];
+//! use webgpu_msm::{MsmConfig, MsmContext};
+//! let ctx = MsmContext::new().await?;
+//! let (points, scalars, more): (Vec<G1Affine>, Vec<Fr>, Vec<Fr>) = (vec![], vec![], vec![]);
 //! let q = ctx.msm(&points, &scalars).await?;
+//! // Points kept on the GPU, two scalar sets over them in one call.
+//! let bases = ctx.prepare(&points, &MsmConfig::default()).await?;
+//! let both = ctx.msm_with(&bases, &[&scalars, &more], &MsmConfig::default()).await?.results;
 //! # Ok(()) }
 //! ```
 // Natively the context's Arcs are Send + Sync; on wasm32 WebGPU objects are bound to one thread
@@ -41,42 +52,65 @@
     allow(clippy::arc_with_non_send_sync, reason = "WebGPU objects are bound to one thread on wasm32")
 )]
 
-pub mod base_cache;
+/// Declares modules internal to the crate that the feature `test-hooks` makes public, hidden
+/// from the documentation, for the crate's own tests, examples and benchmarks (which enable it).
+macro_rules! internal_modules {
+    ($($module:ident),+ $(,)?) => {$(
+        #[cfg(feature = "test-hooks")]
+        #[doc(hidden)]
+        pub mod $module;
+        #[cfg(not(feature = "test-hooks"))]
+        #[allow(
+            rustdoc::private_intra_doc_links,
+            reason = "the public items among them (re-exported below) link internals, shown as text"
+        )]
+        #[allow(
+            unreachable_pub,
+            dead_code,
+            clippy::wrong_self_convention,
+            clippy::enum_variant_names,
+            reason = "its `pub` items are public with the feature test-hooks (some only for the tests), \
+                      where clippy leaves the names of public items alone"
+        )]
+        mod $module;
+    )+};
+}
+
+internal_modules!(calibrate, cost, cpu_model, curve, inputs, limbs, plan, step, wgsl);
+
+mod base_cache;
 pub mod bytes;
-pub mod calibrate;
 mod clock;
 mod combine;
-pub(crate) mod context;
-pub mod cost;
-pub mod cpu_model;
-mod curve;
+mod config;
+mod context;
 mod error;
 mod gpu;
 #[cfg(feature = "groth16")]
 pub mod groth16;
-pub mod inputs;
-pub mod limbs;
 #[cfg(not(target_arch = "wasm32"))]
 mod multi;
-pub mod plan;
 mod prepared;
-pub mod profile;
-pub mod step;
+mod profile;
 #[cfg(all(feature = "test-hooks", not(target_arch = "wasm32")))]
 #[doc(hidden)]
 pub mod testing;
 mod upload;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-pub mod wgsl;
 
 pub use base_cache::{BaseCache, CacheStats};
-pub use bytes::PointForm;
-pub use calibrate::Calibration;
+pub use bytes::{PointForm, PreparedBytes};
+pub use calibrate::{Bench, Calibration};
+pub use config::{Bases, ContextOptions, MsmConfig, MsmOutput, MAX_PRECOMPUTE_FACTOR};
 pub use context::{msm, MsmContext, MAX_PASSES};
-pub use curve::{CurveFn, CurveId, CurveModel, CurveSpec, EdwardsConstants, EdwardsMap, GpuCurve, OpMuls};
+pub use curve::{CurveFn, CurveId, GpuCurve};
 pub use error::MsmError;
 pub use gpu::device_profile::DeviceProfile;
 #[cfg(not(target_arch = "wasm32"))]
-pub use multi::{Cost, MultiGpu, MultiPreparedBases, COST_SIZES};
-pub use prepared::{PrepareOptions, PreparedBases, MAX_PRECOMPUTE_FACTOR};
+pub use multi::{Cost, MultiGpu, MultiPreparedBases};
+pub use plan::Plan;
+pub use prepared::PreparedBases;
+pub use profile::{DeviceRates, Profile, StepProfile};
+pub use step::{Accumulation, Kernels};
+pub use wgsl::MulForm;

@@ -13,15 +13,19 @@ use std::time::Instant;
 use ark_ff::{UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 
-use crate::context::check_set_lengths;
+use crate::config::{Bases, MsmConfig, MsmOutput};
+use crate::context::{check_set_lengths, set_length_error};
+use crate::curve::registry::with_curve;
 use crate::inputs::random_points;
-use crate::{GpuCurve, MsmContext, MsmError, PrepareOptions, PreparedBases};
+use crate::{CurveId, GpuCurve, MsmContext, MsmError, PreparedBases};
 
 /// The sizes of the two warm MSMs each device runs on a curve's first use (after a first call
 /// that compiles the curve's pipelines), whose times give its [`Cost`].
-pub const COST_SIZES: [usize; 2] = [1 << 12, 1 << 14];
+const COST_SIZES: [usize; 2] = [1 << 12, 1 << 14];
 
-/// A device's measured time for an MSM of n points on a curve: `fixed + per_point·n` seconds.
+/// A device's measured time for an MSM of n points on a curve: `fixed + per_point·n` seconds,
+/// from two warm MSMs of 2^12 and 2^14 points that each device runs on the curve's first use
+/// (after one that compiles the curve's pipelines).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cost {
     /// Seconds of a call whatever its size (submission, readback, small passes).
@@ -43,8 +47,10 @@ impl Cost {
     }
 }
 
-/// Several devices computing MSMs together. Create it from contexts (one per device:
-/// [`MsmContext::from_adapter`], [`MsmContext::from_wgpu`], …) or with [`MultiGpu::all_adapters`].
+/// Several devices computing MSMs together, with the entry points of one [`MsmContext`]
+/// ([`MultiGpu::msm`], [`MultiGpu::msm_with`], [`MultiGpu::prepare`]). Create it from contexts
+/// (one per device: [`MsmContext::from_adapter`], [`MsmContext::from_wgpu`], …) or with
+/// [`MultiGpu::all_adapters`].
 ///
 /// A device lost during a call fails that call with [`MsmError::DeviceLost`] naming the device;
 /// later calls run on the devices left.
@@ -57,11 +63,14 @@ pub struct MultiGpu {
 }
 
 /// Points of curve `G` prepared on the devices of one [`MultiGpu`], each device holding its
-/// share ([`MultiGpu::prepare`]).
+/// share ([`MultiGpu::prepare`]); [`MultiGpu::msm`] and [`MultiGpu::msm_with`] take them as
+/// their bases.
 pub struct MultiPreparedBases<G: GpuCurve> {
     /// The id of the `MultiGpu` that prepared them.
     owner: u64,
     len: usize,
+    /// Their precompute factor.
+    factor: u32,
     /// (device index, range of points, the device's prepared bases).
     parts: Vec<(usize, Range<usize>, PreparedBases<G>)>,
 }
@@ -80,6 +89,12 @@ impl<G: GpuCurve> MultiPreparedBases<G> {
     /// Each device holding a share, by index in [`MultiGpu::contexts`], and how many points.
     pub fn shares(&self) -> Vec<(usize, usize)> {
         self.parts.iter().map(|(i, range, _)| (*i, range.len())).collect()
+    }
+}
+
+impl<'a, G: GpuCurve> From<&'a MultiPreparedBases<G>> for Bases<'a, G, MultiPreparedBases<G>> {
+    fn from(bases: &'a MultiPreparedBases<G>) -> Self {
+        Bases::Prepared(bases)
     }
 }
 
@@ -132,78 +147,102 @@ impl MultiGpu {
         self.devices.iter().map(|d| &d.ctx)
     }
 
-    /// Each device's name ("device i (adapter name)"), its measured cost on curve `G` and the
+    /// Each device's name ("device i (adapter name)"), its measured cost on `curve` and the
     /// points it takes of an MSM of `n` points (0 for a lost device, or one whose fixed cost
     /// exceeds the time the others need), measuring the costs if this is the curve's first use.
-    pub async fn shares<G: GpuCurve>(&self, n: usize) -> Result<Vec<(String, Cost, usize)>, MsmError> {
-        let (costs, ranges) = (self.costs::<G>()?, self.split::<G>(n)?);
-        Ok(self.devices.iter().zip(costs).zip(ranges).map(|((d, c), r)| (d.name.clone(), c, r.len())).collect())
+    pub async fn shares(&self, curve: CurveId, n: usize) -> Result<Vec<(String, Cost, usize)>, MsmError> {
+        with_curve!(curve, G => {
+            let (costs, ranges) = (self.costs::<G>()?, self.split::<G>(n)?);
+            Ok(self.devices.iter().zip(costs).zip(ranges).map(|((d, c), r)| (d.name.clone(), c, r.len())).collect())
+        })
     }
 
-    /// Σ scalars\[i\]·points\[i\] over all devices, equal to [`MsmContext::msm`] (and its errors,
-    /// with point indices counted in the whole input).
-    pub async fn msm<G: GpuCurve>(&self, points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
-        if points.len() != scalars.len() {
-            return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
-        }
-        let mut results = self.msm_batch(points, &[scalars]).await?;
-        Ok(results.pop().expect("one result per set"))
-    }
-
-    /// One MSM per scalar set over the same points, over all devices, equal to
-    /// [`MsmContext::msm_batch`]: each device runs the batch on its share of the points.
-    pub async fn msm_batch<G: GpuCurve>(
+    /// Σ scalars\[i\]·bases\[i\] over all devices, over points or bases prepared by
+    /// [`MultiGpu::prepare`]: [`MultiGpu::msm_with`] with one set and the default config.
+    pub async fn msm<'a, G: GpuCurve>(
         &self,
-        points: &[G],
+        bases: impl Into<Bases<'a, G, MultiPreparedBases<G>>>,
+        scalars: &[G::ScalarField],
+    ) -> Result<G::Group, MsmError> {
+        let mut output = self.msm_with(bases, &[scalars], &MsmConfig::default()).await?;
+        Ok(output.results.pop().expect("one result per set"))
+    }
+
+    /// One MSM per scalar set over points or prepared bases, over all devices, equal to
+    /// [`MsmContext::msm_with`] (and its errors, with point indices counted in the whole
+    /// input): each device runs the batch on its share of the points. Over prepared bases,
+    /// fewer scalars than bases take the first bases, on the devices that hold them.
+    ///
+    /// Errors besides: `Unsupported` for a profiled call (profile one of
+    /// [`MultiGpu::contexts`]) or a [`MsmConfig::cache`]; `ForeignBases` for bases prepared by
+    /// another `MultiGpu`; `DeviceLost` naming the device when one holding a share of prepared
+    /// bases is lost: its share is on no other device, so such bases must be prepared again (on
+    /// the devices left).
+    pub async fn msm_with<'a, G: GpuCurve>(
+        &self,
+        bases: impl Into<Bases<'a, G, MultiPreparedBases<G>>>,
         sets: &[&[G::ScalarField]],
-    ) -> Result<Vec<G::Group>, MsmError> {
-        check_set_lengths(points.len(), sets.iter().map(|s| s.len()))?;
-        let shares = self.split::<G>(points.len())?;
-        let parts = self.on_devices(shares, |device, range| {
-            let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
-            pollster::block_on(device.ctx.msm_batch(&points[range], &sets))
-        })?;
-        Ok(sum_parts(sets.len(), parts.into_iter().map(|(_, _, sums)| sums)))
+        config: &MsmConfig<'_>,
+    ) -> Result<MsmOutput<G::Group>, MsmError> {
+        if config.profile {
+            return Err(MsmError::Unsupported("profiling runs on one device: profile one of the contexts".into()));
+        }
+        if config.cache.is_some() {
+            return Err(MsmError::Unsupported("a BaseCache holds bytes: it serves msm_bytes".into()));
+        }
+        let lens: Vec<usize> = sets.iter().map(|s| s.len()).collect();
+        let parts = match bases.into() {
+            Bases::Points(points) => {
+                check_set_lengths(points.len(), lens)?;
+                let shares = self.split::<G>(points.len())?;
+                self.on_devices(shares, |device, range| {
+                    let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
+                    pollster::block_on(device.ctx.msm_with(&points[range], &sets, config))
+                })?
+            }
+            Bases::Prepared(bases) => {
+                let prefix = lens.first().copied().unwrap_or(0);
+                match lens.iter().position(|&len| len > bases.len) {
+                    Some(set) => return Err(set_length_error(bases.len, &lens, set)),
+                    None => check_set_lengths(prefix, lens.iter().copied())?,
+                }
+                if bases.owner != self.id {
+                    return Err(MsmError::ForeignBases);
+                }
+                if prefix < bases.len && bases.factor > 1 && !sets.is_empty() {
+                    return Err(MsmError::PrefixOfFoldedBases { points: bases.len, scalars: prefix });
+                }
+                // The parts within the prefix, each cut to it.
+                let held: Vec<(usize, usize, Range<usize>)> = bases
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, range, _))| range.start < prefix)
+                    .map(|(k, (i, range, _))| (k, *i, range.start..range.end.min(prefix)))
+                    .collect();
+                let shares = held.iter().map(|(_, i, range)| (*i, range.clone())).collect();
+                self.on_each(shares, |device, j, range| {
+                    let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
+                    pollster::block_on(device.ctx.msm_with(&bases.parts[held[j].0].2, &sets, config))
+                })?
+            }
+        };
+        let results = sum_parts(sets.len(), parts.into_iter().map(|(_, _, output)| output.results));
+        Ok(MsmOutput { results, profile: None })
     }
 
     /// Points prepared on the devices, each holding its share (sized as for an MSM of all of
-    /// them): [`MsmContext::prepare`] on every device, in parallel, with whole-input indices in
-    /// its errors.
-    pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<MultiPreparedBases<G>, MsmError> {
-        self.prepare_with(points, PrepareOptions::default()).await
-    }
-
-    /// [`MultiGpu::prepare`] with `options` ([`MsmContext::prepare_with`] on every device).
-    pub async fn prepare_with<G: GpuCurve>(
+    /// them): [`MsmContext::prepare`] with `config` on every device, in parallel, with
+    /// whole-input indices in its errors.
+    pub async fn prepare<G: GpuCurve>(
         &self,
         points: &[G],
-        options: PrepareOptions,
+        config: &MsmConfig<'_>,
     ) -> Result<MultiPreparedBases<G>, MsmError> {
         let shares = self.split::<G>(points.len())?;
-        let parts = self
-            .on_devices(shares, |device, range| pollster::block_on(device.ctx.prepare_with(&points[range], options)))?;
-        Ok(MultiPreparedBases { owner: self.id, len: points.len(), parts })
-    }
-
-    /// One MSM per scalar set over bases prepared by [`MultiGpu::prepare`], each device on its
-    /// share. Errors: `SetLengthMismatch`, `ForeignBases` (prepared by another `MultiGpu`), and
-    /// `DeviceLost` naming the device when one holding a share is lost: its share is on no
-    /// other device, so such bases must be prepared again (on the devices left).
-    pub async fn msm_prepared_batch<G: GpuCurve>(
-        &self,
-        bases: &MultiPreparedBases<G>,
-        sets: &[&[G::ScalarField]],
-    ) -> Result<Vec<G::Group>, MsmError> {
-        check_set_lengths(bases.len, sets.iter().map(|s| s.len()))?;
-        if bases.owner != self.id {
-            return Err(MsmError::ForeignBases);
-        }
-        let shares: Vec<(usize, Range<usize>)> = bases.parts.iter().map(|(i, range, _)| (*i, range.clone())).collect();
-        let parts = self.on_each(shares, |device, k, range| {
-            let sets: Vec<&[G::ScalarField]> = sets.iter().map(|s| &s[range.clone()]).collect();
-            pollster::block_on(device.ctx.msm_prepared_batch(&bases.parts[k].2, &sets))
-        })?;
-        Ok(sum_parts(sets.len(), parts.into_iter().map(|(_, _, sums)| sums)))
+        let parts =
+            self.on_devices(shares, |device, range| pollster::block_on(device.ctx.prepare(&points[range], config)))?;
+        Ok(MultiPreparedBases { owner: self.id, len: points.len(), factor: config.precompute_factor, parts })
     }
 
     /// [`MultiGpu::on_each`] over the non-empty ranges of `shares` (one per device, in order).

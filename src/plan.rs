@@ -134,6 +134,8 @@ pub struct Plan {
     pub carry_group: u32,
 }
 
+// Internal: public for the test hooks; users read only a profile's plan's fields.
+#[doc(hidden)]
 impl Plan {
     /// [`Plan::inputs`] bit: points are uploaded as arkworks' Montgomery-form limbs.
     pub const POINTS_MONTGOMERY: u32 = 1;

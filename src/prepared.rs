@@ -9,8 +9,9 @@ use ark_ff::Zero;
 use crate::bytes::PointForm;
 use crate::clock::now_seconds;
 use crate::combine::{combine_windows, times};
+use crate::config::{Bases, MsmConfig, MAX_PRECOMPUTE_FACTOR};
 use crate::context::MAX_PASSES;
-use crate::context::{check_set_lengths, CurveRunner, PassResult};
+use crate::context::{check_set_lengths, set_length_error, CurveRunner, PassResult};
 use crate::curve::CurveModel;
 use crate::curve::GpuCurve;
 use crate::curve::MAX_SCALAR_BITS;
@@ -26,7 +27,8 @@ use crate::upload::{raw_buffer_bytes, write_upload, Faults, Points, Scalars, FAU
 use crate::{MsmContext, MsmError};
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
-/// [`MsmContext::prepare`] makes them; [`MsmContext::msm_prepared`] uses them.
+/// [`MsmContext::prepare`] makes them; [`MsmContext::msm`] and [`MsmContext::msm_with`] take
+/// them as their bases.
 pub struct PreparedBases<G: GpuCurve> {
     context_id: u64,
     len: usize,
@@ -43,6 +45,12 @@ pub struct PreparedBases<G: GpuCurve> {
     curve: PhantomData<G>,
 }
 
+impl<'a, G: GpuCurve> From<&'a PreparedBases<G>> for Bases<'a, G, PreparedBases<G>> {
+    fn from(bases: &'a PreparedBases<G>) -> Self {
+        Bases::Prepared(bases)
+    }
+}
+
 impl<G: GpuCurve> PreparedBases<G> {
     /// Number of points.
     pub fn len(&self) -> usize {
@@ -56,7 +64,7 @@ impl<G: GpuCurve> PreparedBases<G> {
 
     /// The field form and accumulation MSMs over these bases run: the context's for the curve
     /// ([`MsmContext::calibration`]), except that BLS12-377's bases store affine Edwards points
-    /// ([`crate::step::Accumulation::EdwardsAffine`]) where the calls store extended ones and the
+    /// ([`crate::Accumulation::EdwardsAffine`]) where the calls store extended ones and the
     /// device profile says so ([`crate::DeviceProfile::affine_prepared_bases`]: their one
     /// inversion per point is paid once, here).
     pub fn kernels(&self) -> Kernels {
@@ -64,9 +72,9 @@ impl<G: GpuCurve> PreparedBases<G> {
     }
 
     /// Bytes of GPU memory the bases hold: their stored points (with any multiples), flags and
-    /// faults, and the points as uploaded where they are kept (see
-    /// [`crate::curve::EdwardsMap`]). Calls over them use workspaces besides
-    /// ([`MsmContext::gpu_memory_bytes`]).
+    /// faults, and the points as uploaded where they are kept (BLS12-377, which runs on its
+    /// twisted Edwards model and keeps them for the rare points outside G1). Calls over them use
+    /// workspaces besides ([`MsmContext::gpu_memory_bytes`]).
     pub fn gpu_bytes(&self) -> u64 {
         self.passes.iter().map(PreparedPass::gpu_bytes).sum()
     }
@@ -96,65 +104,29 @@ impl<G: GpuCurve> PreparedBases<G> {
     }
 }
 
-/// Most precompute factor [`PrepareOptions::precompute_factor`] takes.
-pub const MAX_PRECOMPUTE_FACTOR: u32 = 16;
-
-/// How [`MsmContext::prepare_with`] keeps bases on the GPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PrepareOptions {
-    /// Precompute factor F, 1 (none, the default) to [`MAX_PRECOMPUTE_FACTOR`]: each base P is
-    /// stored with its multiples 2^(j·c·W)·P, j < F, computed on the GPU at `prepare`, so that F
-    /// of a scalar's windows share one set of buckets: bucket reduction and Horner run for W
-    /// folded windows instead of W·F, and the window width c that minimizes the work grows. The
-    /// points take F times the GPU memory (per point: F stored points, e.g. 64·F bytes for
-    /// bn254 with 32-bit limbs, plus 4·F bytes of flags), c and W are fixed at `prepare`, and a
-    /// pass holds fewer points (inputs are split into more passes against the device's limits).
-    /// It pays where reduction dominates: small inputs on software GPUs (0.6–0.8× at 2^10–2^12
-    /// on one). On a hardware GPU at 2^20 the reduction it divides takes a few
-    /// milliseconds, and F = 4 made calls 1.4–1.9× slower on an NVIDIA H200 (BENCHMARKS.md),
-    /// when its accumulation ran a quarter of a plain call's threads; spread plans now keep a
-    /// plain call's chunk length for them ([`crate::plan::Plan::shaped`]), not yet measured
-    /// on a GPU: measure before choosing F > 1.
-    pub precompute_factor: u32,
-    /// How the bytes API's points are written ([`crate::bytes::PointForm`]); MSMs over the
-    /// bases return their results in it. Typed points ignore it.
-    pub point_form: PointForm,
-}
-
-impl Default for PrepareOptions {
-    fn default() -> Self {
-        PrepareOptions { precompute_factor: 1, point_form: PointForm::Canonical }
-    }
-}
-
 impl MsmContext {
     /// Uploads `points` and checks and converts them on the GPU once (split into passes like
-    /// [`MsmContext::msm`] when large). Errors: `NotOnCurve` (the first point off the curve),
+    /// [`MsmContext::msm`] when large), with multiples of each for a
+    /// [`MsmConfig::precompute_factor`] above 1 (the other fields are not read): bases that any
+    /// number of later calls on this context take. Errors: `InvalidPrecomputeFactor` (a factor
+    /// outside 1..=[`MAX_PRECOMPUTE_FACTOR`]), `NotOnCurve` (the first point off the curve),
     /// `InputTooLarge`, GPU errors.
-    pub async fn prepare<G: GpuCurve>(&self, points: &[G]) -> Result<PreparedBases<G>, MsmError> {
-        self.prepare_points(Points::Arkworks(points), PrepareOptions::default()).await
-    }
-
-    /// [`MsmContext::prepare`] with `options`: a precompute factor stores multiples of each
-    /// point ([`PrepareOptions::precompute_factor`]). Errors as for `prepare`, and
-    /// `InvalidPrecomputeFactor` for a factor outside 1..=[`MAX_PRECOMPUTE_FACTOR`].
-    pub async fn prepare_with<G: GpuCurve>(
+    pub async fn prepare<G: GpuCurve>(
         &self,
         points: &[G],
-        options: PrepareOptions,
+        config: &MsmConfig<'_>,
     ) -> Result<PreparedBases<G>, MsmError> {
-        self.prepare_points(Points::Arkworks(points), options).await
+        self.prepare_points(Points::Arkworks(points), config.precompute_factor).await
     }
 
-    /// [`MsmContext::prepare_with`] of points in either upload form: `convert_points` (and
-    /// `precompute_multiples`) run once per pass, and their faults are read back before the
-    /// bases are returned.
+    /// [`MsmContext::prepare`] of points in either upload form, with precompute factor `fold`:
+    /// `convert_points` (and `precompute_multiples`) run once per pass, and their faults are
+    /// read back before the bases are returned.
     pub(crate) async fn prepare_points<G: GpuCurve>(
         &self,
         points: Points<'_, G>,
-        options: PrepareOptions,
+        fold: u32,
     ) -> Result<PreparedBases<G>, MsmError> {
-        let fold = options.precompute_factor;
         if !(1..=MAX_PRECOMPUTE_FACTOR).contains(&fold) {
             return Err(MsmError::InvalidPrecomputeFactor { factor: fold, max: MAX_PRECOMPUTE_FACTOR });
         }
@@ -196,7 +168,7 @@ impl MsmContext {
             passes,
             without_image,
             kernels,
-            point_form: options.point_form,
+            point_form: points.form(),
             curve: PhantomData,
         })
     }
@@ -356,87 +328,54 @@ impl MsmContext {
         Ok(pipeline)
     }
 
-    /// Σ scalars\[i\]·bases\[i\] with bases prepared on this context: no point upload or
-    /// conversion. Fewer scalars than bases take the first bases (an MSM over a prefix of an
-    /// SRS, as PLONK's commitments are). Errors: `LengthMismatch` (more scalars than bases),
-    /// `PrefixOfFoldedBases` (fewer, on bases with a precompute factor), `ForeignBases`
-    /// (prepared on another context), GPU errors.
-    pub async fn msm_prepared<G: GpuCurve>(
+    /// The MSM of one scalar set over prepared bases with every GPU step submitted and timed on
+    /// its own, as `msm_profiled` times a call over points (for finding where prepared calls
+    /// spend their time, precompute factors included). Bases of one pass only; the cost model
+    /// counts their identity points' digits as bucket entries (the host does not hold the
+    /// bases). Errors as for the batch, and `InputTooLarge` for bases of several passes (or no
+    /// scalars).
+    pub(crate) async fn msm_prepared_profiled<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
-        scalars: &[G::ScalarField],
-    ) -> Result<G::Group, MsmError> {
-        self.msm_prepared_scalars(bases, Scalars::Arkworks(scalars)).await
-    }
-
-    /// One MSM per scalar set over bases prepared on this context, the sets together as in
-    /// [`MsmContext::msm_batch`]: one result per set, an empty one for no sets. The sets hold
-    /// equally many scalars, at most as many as there are bases (fewer take the first bases,
-    /// as in [`MsmContext::msm_prepared`]). Errors: `SetLengthMismatch` (before any GPU work),
-    /// `PrefixOfFoldedBases`, `ForeignBases`, GPU errors.
-    pub async fn msm_prepared_batch<G: GpuCurve>(
-        &self,
-        bases: &PreparedBases<G>,
-        sets: &[&[G::ScalarField]],
-    ) -> Result<Vec<G::Group>, MsmError> {
-        let sets: Vec<Scalars<'_, G>> = sets.iter().map(|set| Scalars::Arkworks(set)).collect();
-        self.msm_prepared_batch_scalars(bases, &sets).await
-    }
-
-    /// [`MsmContext::msm_prepared`] with every GPU step submitted and timed on its own, as
-    /// [`MsmContext::msm_profiled`] times a call (for finding where prepared calls spend their
-    /// time, precompute factors included). Bases of one pass only; the cost model counts their
-    /// identity points' digits as bucket entries (the host does not hold the bases). Errors as
-    /// for `msm_prepared`, and `InputTooLarge` for bases of several passes.
-    pub async fn msm_prepared_profiled<G: GpuCurve>(
-        &self,
-        bases: &PreparedBases<G>,
-        scalars: &[G::ScalarField],
-    ) -> Result<Profile<G::Group>, MsmError> {
-        if scalars.len() != bases.len {
-            return Err(MsmError::LengthMismatch { points: bases.len, scalars: scalars.len() });
+        scalars: Scalars<'_, G>,
+    ) -> Result<(G::Group, Profile), MsmError> {
+        let n = scalars.len();
+        if n > bases.len {
+            return Err(MsmError::LengthMismatch { points: bases.len, scalars: n });
         }
         bases.check_owner(self)?;
         let [pass] = bases.passes.as_slice() else {
             return Err(MsmError::InputTooLarge { n: bases.len, max: bases.pass_len });
         };
-        let upload = Scalars::<G>::Arkworks(scalars);
+        if n == 0 {
+            return Err(MsmError::InputTooLarge { n, max: bases.pass_len });
+        }
+        if n < bases.len && pass.folded.is_some() {
+            return Err(MsmError::PrefixOfFoldedBases { points: bases.len, scalars: n });
+        }
         let runner = self.bases_runner::<G>().await?;
-        let plan = pass_plan(pass, pass.n as usize, &upload).shaped(runner.kernels().plan);
-        let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &upload, true).await?;
+        let plan = pass_plan(pass, n, &scalars).shaped(runner.kernels().plan);
+        let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &scalars, true).await?;
         let started = now_seconds();
-        let sum =
-            combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..pass.n as usize, &upload, &result);
+        let sum = combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..n, &scalars, &result);
         let host_seconds = now_seconds() - started;
         let skip = vec![false; plan.n as usize];
-        Ok(Profile::of_pass::<G>(runner.spec, plan, result.timings, scalars, &skip, sum, host_seconds))
+        let profile = Profile::of_pass::<G>(runner.spec, plan, result.timings, &scalars, &skip, host_seconds);
+        Ok((sum, profile))
     }
 
-    /// [`MsmContext::msm_prepared`] of scalars in either upload form: a batch of one set.
-    pub(crate) async fn msm_prepared_scalars<G: GpuCurve>(
-        &self,
-        bases: &PreparedBases<G>,
-        scalars: Scalars<'_, G>,
-    ) -> Result<G::Group, MsmError> {
-        if scalars.len() > bases.len {
-            return Err(MsmError::LengthMismatch { points: bases.len, scalars: scalars.len() });
-        }
-        let mut results = self.msm_prepared_batch_scalars(bases, &[scalars]).await?;
-        Ok(results.pop().expect("one result per set"))
-    }
-
-    /// [`MsmContext::msm_prepared_batch`] of scalar sets in either upload form, over the first
-    /// as many bases as the sets hold scalars.
+    /// One MSM per scalar set over bases prepared on this context (see [`MsmContext::msm_with`]),
+    /// over the first as many bases as the sets hold scalars.
     pub(crate) async fn msm_prepared_batch_scalars<G: GpuCurve>(
         &self,
         bases: &PreparedBases<G>,
         sets: &[Scalars<'_, G>],
     ) -> Result<Vec<G::Group>, MsmError> {
         let prefix = sets.first().map_or(0, Scalars::len);
-        let too_long = sets.iter().position(|set| set.len() > bases.len);
-        match too_long {
-            Some(set) => return Err(MsmError::SetLengthMismatch { set, points: bases.len, scalars: sets[set].len() }),
-            None => check_set_lengths(prefix, sets.iter().map(Scalars::len))?,
+        let lens: Vec<usize> = sets.iter().map(Scalars::len).collect();
+        match lens.iter().position(|&len| len > bases.len) {
+            Some(set) => return Err(set_length_error(bases.len, &lens, set)),
+            None => check_set_lengths(prefix, lens)?,
         }
         bases.check_owner(self)?;
         if prefix < bases.len && !sets.is_empty() && bases.passes.iter().any(|pass| pass.folded.is_some()) {

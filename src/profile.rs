@@ -8,7 +8,8 @@ use crate::clock::now_seconds;
 use crate::combine::{combine_windows, sum_without_image};
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
-use crate::curve::{scalar_words, CurveSpec, GpuCurve};
+use crate::curve::registry::with_curve;
+use crate::curve::{CurveId, CurveSpec, GpuCurve};
 use crate::gpu::run::{PointSource, Timings};
 use crate::plan::Plan;
 use crate::step::Step;
@@ -18,7 +19,7 @@ use crate::{MsmContext, MsmError};
 /// One timed step of a profiled run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepProfile {
-    /// [`Step::name`], or "upload" / "readback".
+    /// The step's name (its shader entry point), or "upload" / "readback".
     pub name: &'static str,
     /// Wall time from the previous step's end to this one's, GPU work included.
     pub seconds: f64,
@@ -35,11 +36,10 @@ impl StepProfile {
     }
 }
 
-/// A profiled MSM: its result, its plan and its steps.
+/// Where a profiled MSM ([`MsmConfig::profile`](crate::MsmConfig::profile)) spent its time:
+/// its plan and its steps.
 #[derive(Clone, Debug)]
-pub struct Profile<R> {
-    /// The MSM result (the same as [`MsmContext::msm`]'s).
-    pub result: R,
+pub struct Profile {
     /// Window width and thread counts used.
     pub plan: Plan,
     /// Upload, each GPU pipeline in order, and readback.
@@ -70,11 +70,15 @@ pub struct DeviceRates {
 }
 
 impl MsmContext {
-    /// Measures curve `G`'s [`DeviceRates`] on this device, in the field form calibration chose
+    /// Measures `curve`'s [`DeviceRates`] on this device, in the field form calibration chose
     /// for it: chains of 256 dependent `field_mul` (of 32 mixed additions) per thread, over as
     /// many threads as calibration's microbenchmarks run (on hardware GPUs, until more threads
     /// no longer raise the rate).
-    pub async fn device_rates<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
+    pub async fn device_rates(&self, curve: CurveId) -> Result<DeviceRates, MsmError> {
+        with_curve!(curve, G => self.device_rates_of::<G>().await)
+    }
+
+    async fn device_rates_of<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
         let runner = self.runner::<G>().await?;
         let (gpu, spec, form) = (self.gpu(), runner.spec, runner.kernels().form);
         let (field_muls_per_second, mul_threads) =
@@ -89,43 +93,45 @@ impl MsmContext {
         })
     }
 
-    /// [`MsmContext::msm`] with every GPU step submitted and timed on its own, and the cost
-    /// model's multiplication count of each step (slower than `msm`: for finding where time goes).
-    pub async fn msm_profiled<G: GpuCurve>(
+    /// The MSM of points and one scalar set with every GPU step submitted and timed on its own,
+    /// and the cost model's multiplication count of each step (slower than a plain call: for
+    /// finding where time goes). One pass only: `InputTooLarge` for more points than
+    /// [`MsmContext::max_pass_points`] (or none).
+    pub(crate) async fn msm_profiled<G: GpuCurve>(
         &self,
-        points: &[G],
-        scalars: &[G::ScalarField],
-    ) -> Result<Profile<G::Group>, MsmError> {
+        points: Points<'_, G>,
+        scalars: Scalars<'_, G>,
+    ) -> Result<(G::Group, Profile), MsmError> {
         if points.len() != scalars.len() {
             return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });
         }
         let n = points.len();
+        self.gpu().check_alive()?;
         let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
-        let max = self.max_pass_points::<G>();
+        let max = self.pass_points::<G>();
         if n == 0 || n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
         let spec = runner.spec;
-        let (points_upload, scalars_upload) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
-        let plan = Plan::choose(n as u32, spec.scalar_bits)
-            .with_inputs(points_upload.plan_inputs() | scalars_upload.plan_inputs())
+        let plan = Plan::choose(n as u32, scalars.bits())
+            .with_inputs(points.plan_inputs() | scalars.plan_inputs())
             .shaped(runner.kernels().plan);
-        let halves = points_upload.raw_halves();
+        let halves = points.raw_halves();
         let source = PointSource::upload(&halves, 0);
-        let pass = self.run::<G>(&runner, &plan, source, &scalars_upload, true).await?;
+        let pass = self.run::<G>(&runner, &plan, source, &scalars, true).await?;
         let started = now_seconds();
         let mut result = combine_windows(&pass.window_sums, &plan);
         if let Some(from) = pass.no_image {
-            result += sum_without_image(&points_upload, &scalars_upload, from)?;
+            result += sum_without_image(&points, &scalars, from)?;
         }
         let host_seconds = now_seconds() - started;
-        let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
-        Ok(Profile::of_pass::<G>(spec, plan, pass.timings, scalars, &skip, result, host_seconds))
+        let skip: Vec<bool> = (0..n).map(|i| points.is_identity(i)).collect();
+        Ok((result, Profile::of_pass::<G>(spec, plan, pass.timings, &scalars, &skip, host_seconds)))
     }
 }
 
-impl<R> Profile<R> {
-    /// The profile of a pass run with timings for `plan`, whose result (`result`) took the host
+impl Profile {
+    /// The profile of a pass run with timings for `plan`, whose result took the host
     /// `host_seconds`: each step's time, and its multiplications by the cost model, whose bucket
     /// sizes come from `scalars` decomposed on the host (profiling only) for points of which
     /// `skip` marks the identities.
@@ -133,12 +139,11 @@ impl<R> Profile<R> {
         spec: &CurveSpec,
         plan: Plan,
         timings: Option<Timings>,
-        scalars: &[G::ScalarField],
+        scalars: &Scalars<'_, G>,
         skip: &[bool],
-        result: R,
         host_seconds: f64,
     ) -> Self {
-        let (_, counts) = decompose(&scalar_words(scalars), skip, &plan);
+        let (_, counts) = decompose(&scalars.words(), skip, &plan);
         let muls = step_field_muls(spec, &plan, &counts);
         let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
         let timings = timings.expect("profiled runs are timed");
@@ -152,6 +157,6 @@ impl<R> Profile<R> {
             }))
             .chain([untimed("readback", timings.readback)])
             .collect();
-        Profile { result, plan, steps, host_seconds, steps_on_gpu }
+        Profile { plan, steps, host_seconds, steps_on_gpu }
     }
 }

@@ -128,6 +128,7 @@ pub enum Accumulation {
 
 impl Accumulation {
     /// What runs on the curve of `spec` when this is asked for.
+    #[doc(hidden)]
     pub fn on(self, spec: &CurveSpec) -> Accumulation {
         match (&spec.model, self) {
             (CurveModel::ShortWeierstrassA0 { .. }, Accumulation::Edwards | Accumulation::EdwardsAffine)

@@ -1,9 +1,28 @@
-//! Support for this crate's GPU tests (unit and integration); not part of the stable API.
+//! Support for this crate's GPU tests (unit and integration), examples and benchmarks; not part
+//! of the API. The crate's internal modules (`plan`, `step`, `wgsl`, `curve`, …) are public too
+//! with the feature `test-hooks`, for the shader tests.
 
 use std::sync::OnceLock;
 
 use crate::step::Accumulation;
-use crate::{DeviceProfile, MsmContext};
+use crate::{ContextOptions, DeviceProfile, GpuCurve, MsmContext, MsmError};
+
+/// A context on the default adapter that accumulates every curve with `accumulation`.
+fn with_accumulation(accumulation: Accumulation) -> Result<MsmContext, MsmError> {
+    let options = ContextOptions { accumulation: Some(accumulation), ..ContextOptions::default() };
+    pollster::block_on(MsmContext::new())?.with_options(options)
+}
+
+/// The checks the host makes before an MSM of a points buffer and one scalars buffer of curve
+/// `G` (`BadLength`, then `LengthMismatch`); the number of points.
+pub fn check_lengths<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<usize, MsmError> {
+    crate::bytes::check_lengths::<G>(points, &[scalars])
+}
+
+/// A point in the bytes API's points encoding (canonical form).
+pub fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
+    crate::bytes::encode_point::<G>(point)
+}
 
 /// The default context shared by the GPU tests of one test binary, created on first use.
 ///
@@ -44,7 +63,7 @@ pub fn shared_swiftshader_context() -> Option<&'static MsmContext> {
 /// Whether SwiftShader's profile runs the curve of `spec` in a 13-bit form of its own, one
 /// that neither [`shared_narrow_context`] (on a software GPU) nor
 /// [`shared_gpu_narrow_context`] runs.
-pub fn swiftshader_runs_its_own_form(spec: &crate::CurveSpec) -> bool {
+pub fn swiftshader_runs_its_own_form(spec: &crate::curve::CurveSpec) -> bool {
     let form = DeviceProfile::SWIFTSHADER.narrow_form(spec);
     form != DeviceProfile::LLVMPIPE.narrow_form(spec) && form != DeviceProfile::HARDWARE.narrow_form(spec)
 }
@@ -67,8 +86,7 @@ pub fn shared_gpu_narrow_context() -> Option<&'static MsmContext> {
 /// profile runs affine ones first ([`DeviceProfile::edwards_accumulations`]).
 pub fn shared_extended_edwards_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    let extended = |ctx: MsmContext| ctx.with_accumulation(Accumulation::Edwards);
-    CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()).map(extended))).as_ref()
+    CONTEXT.get_or_init(|| or_skip(with_accumulation(Accumulation::Edwards))).as_ref()
 }
 
 /// The accumulation BLS12-377 runs on `ctx` where calibration does not time the accumulations:
@@ -83,7 +101,7 @@ pub fn bases_edwards_accumulation(ctx: &MsmContext, calls: Accumulation) -> Accu
     ctx.device_profile().prepared_bases_accumulation(calls)
 }
 
-fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {
+fn or_skip(result: Result<MsmContext, MsmError>) -> Option<MsmContext> {
     match result {
         Ok(ctx) => Some(ctx),
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true but no GPU adapter: {e}"),
@@ -99,7 +117,50 @@ fn or_skip(result: Result<MsmContext, crate::MsmError>) -> Option<MsmContext> {
 /// G2 groups over 381- and 377-bit fields, whose 13-bit Fp2 pipelines take about 40 s to compile on
 /// a software GPU, per form. bn254-g2 runs every form, and the G2 code is the same for all three
 /// but for the constants.
-pub fn tests_every_form<G: crate::GpuCurve>() -> bool {
+pub fn tests_every_form<G: GpuCurve>() -> bool {
     let spec = G::spec();
     spec.extension.is_none() || spec.wide_field.limbs <= 8
+}
+
+/// A circuit of `steps` constraints for tests, examples and benchmarks: knowledge of x with
+/// v₀ = x, v_(i+1) = v_i² + x and v_steps = y, the one public input. `x: None` synthesizes it
+/// for key generation.
+#[cfg(feature = "groth16")]
+#[derive(Clone, Debug)]
+pub struct ChainCircuit<F> {
+    /// Number of squarings (one constraint each, plus one for the output).
+    pub steps: usize,
+    /// The secret start, or `None` for key generation.
+    pub x: Option<F>,
+}
+
+#[cfg(feature = "groth16")]
+impl<F: ark_ff::Field> ChainCircuit<F> {
+    /// The public output y of the chain started at `x`.
+    pub fn output(steps: usize, x: F) -> F {
+        (0..steps).fold(x, |v, _| v.square() + x)
+    }
+}
+
+#[cfg(feature = "groth16")]
+impl<F: ark_ff::PrimeField> ark_relations::gr1cs::ConstraintSynthesizer<F> for ChainCircuit<F> {
+    fn generate_constraints(
+        self,
+        cs: ark_relations::gr1cs::ConstraintSystemRef<F>,
+    ) -> Result<(), ark_relations::gr1cs::SynthesisError> {
+        use ark_relations::gr1cs::{SynthesisError, Variable};
+        use ark_relations::lc;
+        let missing = || SynthesisError::AssignmentMissing;
+        let y = cs.new_input_variable(|| self.x.map(|x| Self::output(self.steps, x)).ok_or_else(missing))?;
+        let x = cs.new_witness_variable(|| self.x.ok_or_else(missing))?;
+        let (mut v, mut value) = (x, self.x);
+        for _ in 0..self.steps {
+            let next_value = value.zip(self.x).map(|(v, x)| v.square() + x);
+            let next = cs.new_witness_variable(|| next_value.ok_or_else(missing))?;
+            // v · v = next − x
+            cs.enforce_r1cs_constraint(|| lc!() + v, || lc!() + v, || lc!() + next - x)?;
+            (v, value) = (next, next_value);
+        }
+        cs.enforce_r1cs_constraint(|| lc!() + v, || lc![Variable::One], || lc!() + y)
+    }
 }

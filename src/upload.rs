@@ -12,7 +12,7 @@ use std::ops::Range;
 use ark_ff::{BigInteger, PrimeField};
 
 use crate::bytes::PointForm;
-use crate::curve::{write_limbs, CurveSpec, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
+use crate::curve::{scalar_words, write_limbs, CurveSpec, GpuCurve, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::Plan;
 use crate::MsmError;
 
@@ -140,6 +140,21 @@ impl<'a, G: GpuCurve> Points<'a, G> {
         }
     }
 
+    /// The form of the points' coordinates: the bytes API's, or canonical for arkworks points
+    /// (the form bytes results over them would take).
+    pub(crate) fn form(&self) -> PointForm {
+        match self {
+            Points::Arkworks(_) => PointForm::Canonical,
+            Points::Bytes(_, form) => *form,
+        }
+    }
+
+    /// Whether point `i` is the identity (a valid encoding of it; profiling only, which decodes
+    /// bytes on the host).
+    pub(crate) fn is_identity(&self, i: usize) -> bool {
+        self.get(i).is_some_and(|point| point.is_zero())
+    }
+
     /// Point `i`, decoded on the host (only for the rare points the GPU leaves to it), or `None`
     /// if its bytes are not a point on the curve.
     pub(crate) fn get(&self, i: usize) -> Option<G> {
@@ -233,6 +248,17 @@ impl<'a, G: GpuCurve> Scalars<'a, G> {
         match self {
             Scalars::Arkworks(scalars) => scalars[i].into_bigint().to_bytes_le(),
             Scalars::Bytes(bytes) => bytes[i * Self::SCALAR_BYTES..(i + 1) * Self::SCALAR_BYTES].to_vec(),
+        }
+    }
+
+    /// The scalars as the upload format's little-endian `u32` words, on the host (profiling
+    /// only).
+    pub(crate) fn words(&self) -> Vec<u32> {
+        match self {
+            Scalars::Arkworks(scalars) => scalar_words(scalars),
+            Scalars::Bytes(bytes) => {
+                bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes"))).collect()
+            }
         }
     }
 

@@ -6,9 +6,13 @@
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::bytes::{point_bytes, PointForm};
-use webgpu_msm::testing::{shared_context, shared_narrow_context};
-use webgpu_msm::{BaseCache, CacheStats, GpuCurve, MsmContext, MsmError};
+use webgpu_msm::bytes::point_bytes;
+use webgpu_msm::testing::{encode_point, shared_context, shared_narrow_context};
+use webgpu_msm::{BaseCache, CacheStats, GpuCurve, MsmConfig, MsmContext, MsmError, PointForm};
+
+#[path = "support/bytes_call.rs"]
+mod bytes_call;
+use bytes_call::msm_bytes;
 
 /// Points in Montgomery form (arkworks' own limbs, as snarkjs stores them; the identity as
 /// zeros) and canonical 32-byte scalars.
@@ -76,7 +80,13 @@ fn recognises_bases_and_prefixes<G: GpuCurve>(ctx: &MsmContext, other: &MsmConte
     let cache = BaseCache::new(None);
     let form = PointForm::Montgomery;
     let run = |ctx: &MsmContext, points: &[u8], n: usize| {
-        pollster::block_on(cache.msm_bytes(ctx, G::ID, points, &all[..n * 32], form))
+        msm_bytes(
+            ctx,
+            G::ID,
+            points,
+            &all[..n * 32],
+            &MsmConfig { point_form: form, cache: Some(&cache), ..MsmConfig::default() },
+        )
     };
     let first = bytes[..300 * size].to_vec();
     assert_eq!(run(ctx, &first, 300), Ok(expected(&points, &scalars, 300)));
@@ -104,10 +114,15 @@ fn recognises_bases_and_prefixes<G: GpuCurve>(ctx: &MsmContext, other: &MsmConte
     assert_eq!(run(ctx, &changed, 310), Ok(expected(&changed_points, &scalars, 310)));
     assert_eq!(counts(cache.stats()), stats(5, 4, 2, 2));
     // The same points in canonical form are another encoding: another set.
-    let canonical: Vec<u8> =
-        points.iter().flat_map(|p| webgpu_msm::bytes::encode_point::<G>(&p.into_group())).collect();
-    let got = pollster::block_on(cache.msm_bytes(ctx, G::ID, &canonical, &all, PointForm::Canonical));
-    let want = webgpu_msm::bytes::encode_point::<G>(&G::Group::msm(&points, &scalars).expect("lengths"));
+    let canonical: Vec<u8> = points.iter().flat_map(|p| encode_point::<G>(&p.into_group())).collect();
+    let got = msm_bytes(
+        ctx,
+        G::ID,
+        &canonical,
+        &all,
+        &MsmConfig { point_form: PointForm::Canonical, cache: Some(&cache), ..MsmConfig::default() },
+    );
+    let want = encode_point::<G>(&G::Group::msm(&points, &scalars).expect("lengths"));
     assert_eq!(got, Ok(want));
     assert_eq!(cache.stats().uploads, 5);
     // Another context: its own set, the same result.
@@ -139,11 +154,20 @@ fn budget_evicts_least_recently_used<G: GpuCurve>(ctx: &MsmContext) {
     let all = scalar_bytes(&scalars);
     let measure = BaseCache::new(None);
     let form = PointForm::Montgomery;
-    pollster::block_on(measure.msm_bytes(ctx, G::ID, &a, &all, form)).expect("measure");
+    msm_bytes(ctx, G::ID, &a, &all, &MsmConfig { point_form: form, cache: Some(&measure), ..MsmConfig::default() })
+        .expect("measure");
     let one_set = measure.stats().gpu_bytes;
     assert!(one_set > 0);
     let cache = BaseCache::new(Some(one_set));
-    let run = |points: &[u8]| pollster::block_on(cache.msm_bytes(ctx, G::ID, points, &all, form));
+    let run = |points: &[u8]| {
+        msm_bytes(
+            ctx,
+            G::ID,
+            points,
+            &all,
+            &MsmConfig { point_form: form, cache: Some(&cache), ..MsmConfig::default() },
+        )
+    };
     assert_eq!(run(&a), Ok(expected(&points, &scalars, 200)));
     assert_eq!(run(&b), Ok(expected(&others, &scalars, 200)));
     assert_eq!(counts(cache.stats()), stats(0, 2, 1, 1), "b replaced a");
@@ -152,9 +176,36 @@ fn budget_evicts_least_recently_used<G: GpuCurve>(ctx: &MsmContext) {
     assert_eq!(counts(cache.stats()), stats(1, 3, 2, 1), "a uploaded again, b dropped");
     assert!(cache.stats().gpu_bytes <= one_set);
     let tiny = BaseCache::new(Some(one_set - 1));
-    let got = pollster::block_on(tiny.msm_bytes(ctx, G::ID, &a, &all, form));
+    let got =
+        msm_bytes(ctx, G::ID, &a, &all, &MsmConfig { point_form: form, cache: Some(&tiny), ..MsmConfig::default() });
     assert_eq!(got, Ok(expected(&points, &scalars, 200)), "over the budget: computed, not kept");
     assert_eq!(counts(tiny.stats()), stats(0, 1, 1, 0));
+}
+
+/// Bases stored with multiples (a precompute factor) are found only whole: their MSMs take every
+/// base, so a request for a prefix is a set of its own, not a prefix of theirs; and a factor is
+/// part of what a set is prepared for.
+fn precomputed_sets_are_found_whole<G: GpuCurve>(ctx: &MsmContext) {
+    let (points, scalars) = random::<G>(100, 7);
+    let bytes = montgomery_bytes(&points);
+    let size = point_bytes::<G>();
+    let all = scalar_bytes(&scalars);
+    let cache = BaseCache::new(None);
+    let folded = MsmConfig {
+        point_form: PointForm::Montgomery,
+        precompute_factor: 2,
+        cache: Some(&cache),
+        ..MsmConfig::default()
+    };
+    let run = |points: &[u8], n: usize, config: &MsmConfig| msm_bytes(ctx, G::ID, points, &all[..n * 32], config);
+    assert_eq!(run(&bytes, 100, &folded), Ok(expected(&points, &scalars, 100)));
+    assert_eq!(run(&bytes.clone(), 100, &folded), Ok(expected(&points, &scalars, 100)));
+    assert_eq!(counts(cache.stats()), stats(1, 1, 0, 1), "the same bytes hit");
+    assert_eq!(run(&bytes[..99 * size], 99, &folded), Ok(expected(&points, &scalars, 99)));
+    assert_eq!(counts(cache.stats()), stats(1, 2, 0, 2), "a prefix is a set of its own");
+    let plain = MsmConfig { precompute_factor: 1, ..folded };
+    assert_eq!(run(&bytes, 100, &plain), Ok(expected(&points, &scalars, 100)));
+    assert_eq!(counts(cache.stats()), stats(1, 3, 0, 3), "another factor, another set");
 }
 
 /// Bases one point past what one pass (one set of GPU bindings) holds: a 1M-constraint Groth16
@@ -163,7 +214,7 @@ fn budget_evicts_least_recently_used<G: GpuCurve>(ctx: &MsmContext) {
 /// prefixes that end on either side of the passes' boundary match arkworks. Most points are the
 /// identity (zeros), so the test costs an upload and a conversion, not a full MSM's reference.
 fn bases_past_one_pass<G: GpuCurve>(ctx: &MsmContext) {
-    let n = ctx.max_pass_points::<G>() + 1;
+    let n = ctx.max_pass_points(G::ID) + 1;
     let pass = n.div_ceil(2);
     println!("{}: {n} points, {} MiB of bases, passes of {pass}", G::ID.name(), (n * point_bytes::<G>()) >> 20);
     let (real, scalars) = random::<G>(4, 6);
@@ -182,12 +233,18 @@ fn bases_past_one_pass<G: GpuCurve>(ctx: &MsmContext) {
     };
     let form = PointForm::Montgomery;
     let cache = BaseCache::new(None);
-    let whole = pollster::block_on(cache.msm_bytes(ctx, G::ID, &bytes, &scalar_bytes, form));
+    let whole = msm_bytes(
+        ctx,
+        G::ID,
+        &bytes,
+        &scalar_bytes,
+        &MsmConfig { point_form: form, cache: Some(&cache), ..MsmConfig::default() },
+    );
     assert_eq!(whole, sum_below(n), "all {n} points through the cache");
-    let options = webgpu_msm::PrepareOptions { point_form: form, ..Default::default() };
-    let bases = pollster::block_on(ctx.prepare_bytes_with(G::ID, &bytes, options)).expect("prepare");
+    let options = MsmConfig { point_form: form, ..MsmConfig::default() };
+    let bases = pollster::block_on(ctx.prepare_bytes(G::ID, &bytes, &options)).expect("prepare");
     for len in [pass, pass + 1, n] {
-        let got = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalar_bytes[..len * 32]));
+        let got = msm_bytes(ctx, G::ID, &bases, &scalar_bytes[..len * 32], &MsmConfig::default());
         assert_eq!(got, sum_below(len), "a prefix of {len}");
     }
 }
@@ -206,6 +263,12 @@ mod bn254 {
     fn budget_evicts_least_recently_used() {
         let Some(ctx) = shared_context() else { return };
         super::budget_evicts_least_recently_used::<G>(ctx);
+    }
+
+    #[test]
+    fn precomputed_sets_are_found_whole() {
+        let Some(ctx) = shared_context() else { return };
+        super::precomputed_sets_are_found_whole::<G>(ctx);
     }
 }
 

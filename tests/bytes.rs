@@ -7,9 +7,14 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use num_bigint::BigUint;
-use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, PointForm, SCALAR_BYTES};
-use webgpu_msm::testing::{shared_context, shared_narrow_context};
-use webgpu_msm::{CurveId, CurveModel, GpuCurve, MsmError, PrepareOptions};
+use webgpu_msm::bytes::{point_bytes, PointForm, SCALAR_BYTES};
+use webgpu_msm::curve::CurveModel;
+use webgpu_msm::testing::{check_lengths, encode_point, shared_context, shared_narrow_context};
+use webgpu_msm::{Bases, CurveId, GpuCurve, MsmConfig, MsmError, PreparedBytes};
+
+#[path = "support/bytes_call.rs"]
+mod bytes_call;
+use bytes_call::msm_bytes;
 
 fn random_bytes<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -52,8 +57,8 @@ fn malformed_inputs_get_named_errors<G: GpuCurve>() {
     let mut both = out_of_range.clone();
     both[2 * size] ^= 1;
     for ctx in [shared_context(), shared_narrow_context()].into_iter().flatten() {
-        let err = |p: &[u8], s: &[u8]| pollster::block_on(ctx.msm_bytes(G::ID, p, s)).err();
-        let prepare_err = |p: &[u8]| pollster::block_on(ctx.prepare_bytes(G::ID, p)).err();
+        let err = |p: &[u8], s: &[u8]| msm_bytes(ctx, G::ID, p, s, &MsmConfig::default()).err();
+        let prepare_err = |p: &[u8]| pollster::block_on(ctx.prepare_bytes(G::ID, p, &MsmConfig::default())).err();
         assert_eq!(err(&points[..size + 1], &scalars), length_error(&points[..size + 1], &scalars));
         assert_eq!(err(&points, &scalars[..64]), Some(MsmError::LengthMismatch { points: 3, scalars: 2 }));
         assert_eq!(err(&out_of_range, &scalars), Some(MsmError::CoordinateOutOfRange { index: 1 }));
@@ -106,13 +111,49 @@ fn gpu_bytes_match_arkworks<G: GpuCurve>() {
             points[..identity.len()].copy_from_slice(&identity);
         }
         let expected = reference::<G>(&points, &scalars);
-        let got = pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)).expect("GPU msm");
+        let got = msm_bytes(ctx, curve, &points, &scalars, &MsmConfig::default()).expect("GPU msm");
         assert_eq!(got, expected, "{curve} n = {n}");
-        let bases = pollster::block_on(ctx.prepare_bytes(curve, &points)).expect("prepare");
+        let bases = pollster::block_on(ctx.prepare_bytes(curve, &points, &MsmConfig::default())).expect("prepare");
         assert_eq!(bases.len(), n);
-        let got = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars)).expect("GPU msm, prepared");
+        let got = msm_bytes(ctx, G::ID, &bases, &scalars, &MsmConfig::default()).expect("GPU msm, prepared");
         assert_eq!(got, expected, "{curve} n = {n}, prepared");
     }
+}
+
+/// `msm_bytes` with several scalar sets (one result each, over points and prepared bases), a
+/// precompute factor for a call over points, a profile, and bases of another curve.
+fn bytes_batches_and_options<G: GpuCurve>() {
+    let Some(ctx) = shared_context() else { return };
+    let curve = G::ID;
+    let (points, scalars) = random_bytes::<G>(40, 31);
+    let (_, other) = random_bytes::<G>(40, 32);
+    let expected = vec![reference::<G>(&points, &scalars), reference::<G>(&points, &other)];
+    let plain = MsmConfig::default();
+    let batch = |bases: Bases<'_, u8, PreparedBytes>, config: &MsmConfig| {
+        pollster::block_on(ctx.msm_bytes(curve, bases, &[&scalars, &other], config)).map(|output| output.results)
+    };
+    assert_eq!(batch(Bases::Points(&points), &plain), Ok(expected.clone()), "{curve}: over points");
+    let folded = MsmConfig { precompute_factor: 3, ..MsmConfig::default() };
+    assert_eq!(batch(Bases::Points(&points), &folded), Ok(expected.clone()), "{curve}: points with multiples");
+    let bases = pollster::block_on(ctx.prepare_bytes(curve, &points, &plain)).expect("prepare");
+    assert_eq!(batch(Bases::Prepared(&bases), &plain), Ok(expected.clone()), "{curve}: over prepared bases");
+    let none = pollster::block_on(ctx.msm_bytes(curve, &bases, &[], &plain)).map(|output| output.results);
+    assert_eq!(none, Ok(vec![]), "no sets, no results");
+    let short: &[u8] = &other[..32];
+    let mismatch = pollster::block_on(ctx.msm_bytes(curve, &points, &[&scalars, short], &plain));
+    assert_eq!(mismatch.err(), Some(MsmError::SetLengthMismatch { set: 1, points: 40, scalars: 1 }));
+    let wrong = if curve == CurveId::ALL[0] { CurveId::ALL[1] } else { CurveId::ALL[0] };
+    let error = msm_bytes(ctx, wrong, &bases, &scalars, &plain).err();
+    assert_eq!(error, Some(MsmError::WrongCurve { curve: wrong, bases: curve }));
+    // A profiled call: the same result, with the steps' times.
+    let profiled = MsmConfig { profile: true, ..MsmConfig::default() };
+    for bases in [Bases::Points(&points), Bases::Prepared(&bases)] {
+        let output = pollster::block_on(ctx.msm_bytes(curve, bases, &[&scalars], &profiled)).expect("profiled");
+        assert_eq!(output.results, expected[..1], "{curve}: profiled");
+        assert!(!output.profile.expect("a profile").steps.is_empty());
+    }
+    let batch_profiled = batch(Bases::Points(&points), &profiled);
+    assert!(matches!(batch_profiled, Err(MsmError::Unsupported(_))), "{batch_profiled:?}");
 }
 
 /// Uploaded points lie in two GPU buffers, the first 2^19 in one: points past it are read,
@@ -129,15 +170,19 @@ fn points_past_the_first_raw_buffer<G: GpuCurve>() {
     let mut scalars = vec![0x5a; low * SCALAR_BYTES];
     scalars.extend_from_slice(&tail_scalars);
     let expected = reference::<G>(&tail, &tail_scalars);
-    assert_eq!(pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)), Ok(expected.clone()), "{curve}");
-    let bases = pollster::block_on(ctx.prepare_bytes(curve, &points)).expect("prepare");
-    let got = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars));
+    assert_eq!(msm_bytes(ctx, curve, &points, &scalars, &MsmConfig::default()), Ok(expected.clone()), "{curve}");
+    let bases = pollster::block_on(ctx.prepare_bytes(curve, &points, &MsmConfig::default())).expect("prepare");
+    let got = msm_bytes(ctx, G::ID, &bases, &scalars, &MsmConfig::default());
     assert_eq!(got, Ok(expected), "{curve}, prepared");
     let size = point_bytes::<G>();
     points[(low + 2) * size] ^= 1;
     let not_on_curve = Some(MsmError::NotOnCurve { index: low + 2 });
-    assert_eq!(pollster::block_on(ctx.msm_bytes(curve, &points, &scalars)).err(), not_on_curve, "{curve}");
-    assert_eq!(pollster::block_on(ctx.prepare_bytes(curve, &points)).err(), not_on_curve, "{curve}, prepared");
+    assert_eq!(msm_bytes(ctx, curve, &points, &scalars, &MsmConfig::default()).err(), not_on_curve, "{curve}");
+    assert_eq!(
+        pollster::block_on(ctx.prepare_bytes(curve, &points, &MsmConfig::default())).err(),
+        not_on_curve,
+        "{curve}, prepared"
+    );
 }
 
 /// Canonical point bytes in Montgomery form, computed here with integers (a·R mod p, R = 2^(8·
@@ -157,7 +202,7 @@ fn to_montgomery<G: GpuCurve>(points: &[u8]) -> Vec<u8> {
 }
 
 /// Points in Montgomery form (snarkjs' proving keys): the arkworks result, in Montgomery form,
-/// from `msm_bytes_with` and from prepared bases (whole and a prefix), in both field forms; a
+/// from `msm_bytes` with `MsmConfig::point_form` and from prepared bases (whole and a prefix), in both field forms; a
 /// coordinate not below p and a point off the curve get the same named errors as canonical ones.
 fn montgomery_form_matches_arkworks<G: GpuCurve>() {
     let (mut points, scalars) = random_bytes::<G>(6, 21);
@@ -175,18 +220,19 @@ fn montgomery_form_matches_arkworks<G: GpuCurve>() {
     let mut off_curve = montgomery.clone();
     off_curve[3 * size] ^= 1;
     let form = PointForm::Montgomery;
-    let options = PrepareOptions { point_form: form, ..PrepareOptions::default() };
+    let options = MsmConfig { point_form: form, ..MsmConfig::default() };
     for ctx in [shared_context(), shared_narrow_context()].into_iter().flatten() {
-        let msm = |p: &[u8]| pollster::block_on(ctx.msm_bytes_with(G::ID, p, &scalars, form));
+        let msm =
+            |p: &[u8]| msm_bytes(ctx, G::ID, p, &scalars, &MsmConfig { point_form: form, ..MsmConfig::default() });
         assert_eq!(msm(&montgomery), Ok(expected.clone()));
         assert_eq!(msm(&out_of_range), Err(MsmError::CoordinateOutOfRange { index: 1 }));
         assert_eq!(msm(&off_curve), Err(MsmError::NotOnCurve { index: 3 }));
-        let bases = pollster::block_on(ctx.prepare_bytes_with(G::ID, &montgomery, options)).expect("prepare");
-        assert_eq!(pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars)), Ok(expected.clone()));
-        let prefix = pollster::block_on(ctx.msm_prepared_bytes(&bases, &scalars[..4 * 32]));
+        let bases = pollster::block_on(ctx.prepare_bytes(G::ID, &montgomery, &options)).expect("prepare");
+        assert_eq!(msm_bytes(ctx, G::ID, &bases, &scalars, &MsmConfig::default()), Ok(expected.clone()));
+        let prefix = msm_bytes(ctx, G::ID, &bases, &scalars[..4 * 32], &MsmConfig::default());
         assert_eq!(prefix, Ok(expected_prefix.clone()), "a prefix of 4 points");
         assert!(bases.gpu_bytes() >= 6 * size as u64, "{} GPU bytes for 6 points", bases.gpu_bytes());
-        let prepare_err = pollster::block_on(ctx.prepare_bytes_with(G::ID, &off_curve, options)).err();
+        let prepare_err = pollster::block_on(ctx.prepare_bytes(G::ID, &off_curve, &options)).err();
         assert_eq!(prepare_err, Some(MsmError::NotOnCurve { index: 3 }));
     }
 }
@@ -215,6 +261,11 @@ macro_rules! curve_tests {
             #[test]
             fn montgomery_form_matches_arkworks() {
                 super::montgomery_form_matches_arkworks::<G>();
+            }
+
+            #[test]
+            fn bytes_batches_and_options() {
+                super::bytes_batches_and_options::<G>();
             }
 
             #[test]

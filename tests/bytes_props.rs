@@ -3,8 +3,8 @@
 //! arkworks (`from_bigint` for the canonical range, the curve equation from arkworks'
 //! coefficients, arkworks' own encoding of valid points, arkworks' integer scalar
 //! multiplication for the sum). Lengths are checked on the host (`check_lengths`); points are
-//! checked by the GPU's first step, so each case runs `msm_bytes`, `prepare_bytes` and
-//! `msm_prepared_bytes` on the shared GPU context (skipped without an adapter, except with
+//! checked by the GPU's first step, so each case runs `msm_bytes` over the points,
+//! `prepare_bytes` and `msm_bytes` over the prepared bases on the shared GPU context (skipped without an adapter, except with
 //! `CI=true`).
 //!
 //! The contract, as the reference states it:
@@ -29,9 +29,13 @@ use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{BigInteger, Field, Fp, FpConfig, One, PrimeField, QuadExtConfig, QuadExtField, Zero};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use webgpu_msm::bytes::{check_lengths, encode_point, point_bytes, SCALAR_BYTES};
-use webgpu_msm::testing::shared_context;
-use webgpu_msm::{CurveId, GpuCurve, MsmError};
+use webgpu_msm::bytes::{point_bytes, SCALAR_BYTES};
+use webgpu_msm::testing::{check_lengths, encode_point, shared_context};
+use webgpu_msm::{CurveId, GpuCurve, MsmConfig, MsmError};
+
+#[path = "support/bytes_call.rs"]
+mod bytes_call;
+use bytes_call::msm_bytes;
 
 #[path = "support/curve_names.rs"]
 mod curve_names;
@@ -252,7 +256,8 @@ fn encode_reference<C: Reference>(point: &C) -> Vec<u8> {
 }
 
 /// Every entry point of the bytes API on the same input, checked against the reference: the
-/// host's length checks, and on the GPU `msm_bytes`, `prepare_bytes` and `msm_prepared_bytes`.
+/// host's length checks, and on the GPU `msm_bytes` over the points, `prepare_bytes` and
+/// `msm_bytes` over the prepared bases.
 fn check_all<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCaseError> {
     prop_assert_eq!(point_bytes::<C>(), C::POINT_BYTES);
     let expected = reference_msm::<C>(points, scalars);
@@ -265,7 +270,7 @@ fn check_all<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCase
         Err(e) => prop_assert_eq!(Err(e), expected.clone()),
     }
     let Some(ctx) = shared_context() else { return Ok(()) };
-    let got = pollster::block_on(ctx.msm_bytes(C::ID, points, scalars));
+    let got = msm_bytes(ctx, C::ID, points, scalars, &MsmConfig::default());
     prop_assert_eq!(&got, &expected);
 
     let points_expected = if !points.len().is_multiple_of(C::POINT_BYTES) {
@@ -273,11 +278,11 @@ fn check_all<C: Reference>(points: &[u8], scalars: &[u8]) -> Result<(), TestCase
     } else {
         reference_points::<C>(points).map(drop)
     };
-    match pollster::block_on(ctx.prepare_bytes(C::ID, points)) {
+    match pollster::block_on(ctx.prepare_bytes(C::ID, points, &MsmConfig::default())) {
         Ok(bases) => {
             prop_assert_eq!(points_expected, Ok(()));
             prop_assert_eq!(bases.len(), points.len() / C::POINT_BYTES);
-            let prepared = pollster::block_on(ctx.msm_prepared_bytes(&bases, scalars));
+            let prepared = msm_bytes(ctx, C::ID, &bases, scalars, &MsmConfig::default());
             if scalars.len().is_multiple_of(32) {
                 // Fewer scalars than bases: an MSM over the first bases; more: LengthMismatch.
                 let (n, m) = (scalars.len() / 32, bases.len());

@@ -8,11 +8,12 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
+use webgpu_msm::curve::CurveModel;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::{Accumulation, Kernels};
 use webgpu_msm::testing::{bases_edwards_accumulation, default_edwards_accumulation, shared_context, tests_every_form};
 use webgpu_msm::wgsl::MulForm;
-use webgpu_msm::{Calibration, CurveFn, CurveId, CurveModel, GpuCurve, MsmContext};
+use webgpu_msm::{Calibration, ContextOptions, CurveFn, CurveId, GpuCurve, MsmConfig, MsmContext};
 
 /// Asserts `ctx` computes arkworks' MSM on `G` with whatever kernels it chose.
 fn matches_arkworks<G: GpuCurve>(ctx: &MsmContext) {
@@ -24,7 +25,7 @@ fn matches_arkworks<G: GpuCurve>(ctx: &MsmContext) {
 }
 
 fn calibration<G: GpuCurve>(ctx: &MsmContext) -> Calibration {
-    block_on(ctx.calibration::<G>()).unwrap_or_else(|e| panic!("{} calibrates: {e}", G::ID))
+    block_on(ctx.calibration(G::ID)).unwrap_or_else(|e| panic!("{} calibrates: {e}", G::ID))
 }
 
 fn is_short_weierstrass<G: GpuCurve>() -> bool {
@@ -91,8 +92,8 @@ fn a_second_context_on_the_adapter_reuses_the_calibration() {
     CurveId::ALL[0].call(Reused);
 }
 
-/// What the caller fixes is not measured: `with_mul_form` fixes the form, `with_accumulation`
-/// the accumulation (projective on twisted Edwards curves, which have no other); the fixed
+/// What the caller fixes is not measured: `ContextOptions::mul_form` fixes the form,
+/// `ContextOptions::accumulation` the accumulation (projective on twisted Edwards curves, which have no other); the fixed
 /// kernels compute arkworks' answer.
 struct Overrides;
 
@@ -102,9 +103,14 @@ impl CurveFn for Overrides {
         if shared_context().is_none() {
             return;
         }
-        let ctx = block_on(MsmContext::with_mul_form(MulForm::ROLLED))
-            .expect("every adapter runs the 13-bit form")
-            .with_accumulation(Accumulation::Projective);
+        let options = ContextOptions {
+            mul_form: Some(MulForm::ROLLED),
+            accumulation: Some(Accumulation::Projective),
+            ..ContextOptions::default()
+        };
+        let ctx = block_on(MsmContext::new())
+            .and_then(|ctx| ctx.with_options(options))
+            .expect("every adapter runs the 13-bit form");
         let chosen = calibration::<G>(&ctx);
         assert_eq!(chosen.kernels.form, MulForm::ROLLED);
         assert_eq!(chosen.kernels.accumulation, Accumulation::Projective);
@@ -136,7 +142,8 @@ impl CurveFn for FullCalibration {
             return false;
         }
         let Some(_) = shared_context() else { return true };
-        let ctx = block_on(MsmContext::new()).expect("adapter").with_calibration_budget(f64::INFINITY);
+        let unlimited = ContextOptions { calibration_budget: f64::INFINITY, ..ContextOptions::default() };
+        let ctx = block_on(MsmContext::new()).and_then(|ctx| ctx.with_options(unlimited)).expect("adapter");
         let chosen = calibration::<G>(&ctx);
         let measured: Vec<Accumulation> = chosen.accumulation_seconds.iter().map(|(a, _)| *a).collect();
         let candidates = match default_edwards_accumulation(&ctx) {
@@ -152,11 +159,11 @@ impl CurveFn for FullCalibration {
         let mut rng = StdRng::seed_from_u64(31);
         let points: Vec<G> = random_points::<G, _>(300, &mut rng);
         let scalars: Vec<G::ScalarField> = (0..300).map(|_| G::ScalarField::rand(&mut rng)).collect();
-        let bases = block_on(ctx.prepare(&points)).expect("prepares");
+        let bases = block_on(ctx.prepare(&points, &MsmConfig::default())).expect("prepares");
         let expected = bases_edwards_accumulation(&ctx, chosen.kernels.accumulation);
         assert_eq!(bases.kernels(), Kernels { accumulation: expected, ..chosen.kernels });
         let msm = G::Group::msm(&points, &scalars).expect("same lengths");
-        assert_eq!(block_on(ctx.msm_prepared(&bases, &scalars)), Ok(msm));
+        assert_eq!(block_on(ctx.msm(&bases, &scalars)), Ok(msm));
         true
     }
 }

@@ -11,7 +11,7 @@ use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
 use webgpu_msm::testing::shared_context;
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmConfig, MsmContext, MsmError};
 
 /// The caller's device, as a renderer would create it, on the default adapter.
 fn callers_device(limits: wgpu::Limits) -> (wgpu::Device, wgpu::Queue) {
@@ -55,7 +55,7 @@ struct CalibratesForms<'a>(&'a MsmContext, bool);
 impl CurveFn for CalibratesForms<'_> {
     type Output = ();
     fn call<G: GpuCurve>(self) {
-        let calibration = block_on(self.0.calibration::<G>()).expect("calibrates");
+        let calibration = block_on(self.0.calibration(G::ID)).expect("calibrates");
         let measured: Vec<_> = calibration.form_rates.iter().map(|(form, _)| *form).collect();
         if self.1 {
             assert_eq!(measured.len(), 2, "{calibration:?}");
@@ -74,8 +74,10 @@ impl CurveFn for ProfileTimes<'_> {
     type Output = ();
     fn call<G: GpuCurve>(self) {
         let (points, scalars, expected) = inputs::<G>(22);
-        let profile = block_on(self.0.msm_profiled(&points, &scalars)).expect("profiled");
-        assert_eq!(profile.result, expected, "{}", G::ID);
+        let config = MsmConfig { profile: true, ..MsmConfig::default() };
+        let output = block_on(self.0.msm_with(&points, &[&scalars], &config)).expect("profiled");
+        assert_eq!(output.results, [expected], "{}", G::ID);
+        let profile = output.profile.expect("a profile");
         assert_eq!(profile.steps_on_gpu, self.1, "{}", G::ID);
         assert!(profile.steps.iter().all(|s| s.seconds.is_finite() && s.seconds >= 0.0), "{:?}", profile.steps);
         let accumulation = profile.steps.iter().find(|s| s.field_muls > 0 && s.name.contains("chunks"));

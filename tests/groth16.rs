@@ -11,9 +11,10 @@ use ark_groth16::{prepare_verifying_key, Groth16};
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystemRef, SynthesisError};
 use ark_relations::lc;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::groth16::{ChainCircuit, GpuProvingKey};
+use webgpu_msm::groth16::GpuProvingKey;
 use webgpu_msm::testing::shared_context as context;
-use webgpu_msm::{GpuCurve, MsmError, PrepareOptions};
+use webgpu_msm::testing::ChainCircuit;
+use webgpu_msm::{GpuCurve, MsmConfig, MsmError};
 
 /// Constraints of the test circuit.
 const STEPS: usize = 3000;
@@ -39,7 +40,8 @@ where
     let mut rng = StdRng::seed_from_u64(17);
     let pk = Groth16::<E>::generate_random_parameters_with_reduction(ChainCircuit { steps: STEPS, x: None }, &mut rng)
         .expect("key generation");
-    let key = pollster::block_on(GpuProvingKey::new(ctx, pk)).expect("prepare the key's queries");
+    let key =
+        pollster::block_on(GpuProvingKey::new(ctx, pk, &MsmConfig::default())).expect("prepare the key's queries");
     let pvk = prepare_verifying_key(&key.proving_key().vk);
     let name = <E::G1Affine as GpuCurve>::spec().name;
 
@@ -51,8 +53,8 @@ where
     let arkworks = Groth16::<E>::create_proof_with_reduction(circuit.clone(), key.proving_key(), r, s).expect("proof");
     assert_eq!(proof, arkworks, "{name}: the GPU prover's proof is arkworks' with the same r and s");
     // The same proof from the key's queries prepared with stored multiples.
-    let options = PrepareOptions { precompute_factor: 4, ..PrepareOptions::default() };
-    let folded = pollster::block_on(GpuProvingKey::with_options(ctx, key.proving_key().clone(), options))
+    let options = MsmConfig { precompute_factor: 4, ..MsmConfig::default() };
+    let folded = pollster::block_on(GpuProvingKey::new(ctx, key.proving_key().clone(), &options))
         .expect("prepare with a precompute factor");
     let again = pollster::block_on(folded.prove_with(ctx, circuit.clone(), r, s)).expect("GPU proof");
     assert_eq!(again, arkworks, "{name}: precompute factor 4");

@@ -15,6 +15,7 @@ use ark_poly_commit::kzg10::{Commitment, Powers, Proof, VerifierKey, KZG10};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
 use webgpu_msm::testing::shared_context;
+use webgpu_msm::MsmConfig;
 
 type Poly = DensePolynomial<Fr>;
 type Kzg = KZG10<Bls12_381, Poly>;
@@ -43,8 +44,8 @@ fn kzg10_accepts_commitments_and_proofs_computed_on_the_gpu() {
         prepared_h: pp.prepared_h.clone(),
         prepared_beta_h: pp.prepared_beta_h.clone(),
     };
-    let bases = block_on(ctx.prepare(&powers_of_g)).expect("prepare the setup's powers");
-    let commit = |coeffs: &[Fr]| Commitment(block_on(ctx.msm_prepared(&bases, coeffs)).expect("GPU msm").into_affine());
+    let bases = block_on(ctx.prepare(&powers_of_g, &MsmConfig::default())).expect("prepare the setup's powers");
+    let commit = |coeffs: &[Fr]| Commitment(block_on(ctx.msm(&bases, coeffs)).expect("GPU msm").into_affine());
 
     for round in 0..3 {
         let p = Poly::rand(degree, rng);

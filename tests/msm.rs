@@ -6,7 +6,7 @@
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::{GpuCurve, MsmContext, MsmError, PrepareOptions};
+use webgpu_msm::{Bases, ContextOptions, GpuCurve, MsmConfig, MsmContext, MsmError, PreparedBases};
 
 use webgpu_msm::testing::{
     shared_context as context, shared_gpu_form_context as gpu_form_context,
@@ -22,6 +22,26 @@ fn random_points<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G> {
 
 fn random_scalars<G: GpuCurve>(n: usize, rng: &mut StdRng) -> Vec<G::ScalarField> {
     (0..n).map(|_| G::ScalarField::rand(rng)).collect()
+}
+
+/// The results of `msm_with` of scalar sets with the default config.
+fn batch<'a, G: GpuCurve>(
+    ctx: &MsmContext,
+    bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
+    sets: &[&[G::ScalarField]],
+) -> Result<Vec<G::Group>, MsmError> {
+    pollster::block_on(ctx.msm_with(bases, sets, &MsmConfig::default())).map(|output| output.results)
+}
+
+/// One MSM profiled (`msm_with` with `profile`): its result and its profile.
+fn profiled<'a, G: GpuCurve>(
+    ctx: &MsmContext,
+    bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
+    scalars: &[G::ScalarField],
+) -> Result<(G::Group, webgpu_msm::Profile), MsmError> {
+    let config = MsmConfig { profile: true, ..MsmConfig::default() };
+    let mut output = pollster::block_on(ctx.msm_with(bases, &[scalars], &config))?;
+    Ok((output.results.pop().expect("one result"), output.profile.expect("a profile")))
 }
 
 /// Asserts the GPU result equals arkworks on these inputs.
@@ -91,10 +111,9 @@ fn bad_inputs_get_typed_errors<G: GpuCurve>() {
     assert_eq!(pollster::block_on(webgpu_msm::msm(&points, &scalars)).err(), Some(mismatch.clone()));
     let Some(ctx) = context() else { return };
     assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)).err(), Some(mismatch));
-    let pass = ctx.max_pass_points::<G>();
+    let pass = ctx.max_pass_points(G::ID);
     // Points up to 192 bytes each, stored and uploaded, lie in two buffers of at most 128 MiB.
     assert!(pass >= 1 << 20, "{} takes 2^20 points per pass within WebGPU's default limits", G::spec().name);
-    assert_eq!(ctx.max_points::<G>(), pass * webgpu_msm::MAX_PASSES);
 }
 
 /// Inputs larger than one GPU pass run as several passes (here with passes capped at 64 points
@@ -103,7 +122,7 @@ fn large_inputs_are_split_into_passes<G: GpuCurve>() {
     let Some(_) = context() else { return };
     let ctx = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(64);
     let max = 64 * webgpu_msm::MAX_PASSES;
-    assert_eq!(ctx.max_points::<G>(), max);
+    assert_eq!(ctx.max_pass_points(G::ID), 64);
     let mut rng = StdRng::seed_from_u64(4);
     for n in [65, 1000, max] {
         let points = random_points::<G>(n, &mut rng);
@@ -158,14 +177,15 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
     use webgpu_msm::step::Accumulation;
     use webgpu_msm::testing::{default_edwards_accumulation, shared_extended_edwards_context};
     let Some(ctx) = context() else { return };
-    let kernels = pollster::block_on(ctx.calibration::<G1Affine>()).expect("calibrates").kernels;
+    let kernels = pollster::block_on(ctx.calibration(G1Affine::ID)).expect("calibrates").kernels;
     let default = default_edwards_accumulation(ctx);
     assert_eq!(kernels.accumulation, default, "the default accumulation of bls12-377");
     let affine = pollster::block_on(MsmContext::new()).expect("an adapter, as above");
-    let affine = affine.with_accumulation(Accumulation::EdwardsAffine);
+    let options = ContextOptions { accumulation: Some(Accumulation::EdwardsAffine), ..ContextOptions::default() };
+    let affine = affine.with_options(options).expect("options");
     edwards_model_is_exact_outside_g1(&affine);
     let extended = shared_extended_edwards_context().expect("an adapter, as above");
-    let kernels = pollster::block_on(extended.calibration::<G1Affine>()).expect("calibrates").kernels;
+    let kernels = pollster::block_on(extended.calibration(G1Affine::ID)).expect("calibrates").kernels;
     assert_eq!(kernels.accumulation, Accumulation::Edwards);
     edwards_model_is_exact_outside_g1(extended);
 }
@@ -178,8 +198,8 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
 fn device_rates_count_the_additions_the_context_runs() {
     use webgpu_msm::step::Accumulation;
     let Some(ctx) = context() else { return };
-    let rates = pollster::block_on(ctx.device_rates::<ark_bls12_377::G1Affine>()).expect("rates");
-    let calibration = pollster::block_on(ctx.calibration::<ark_bls12_377::G1Affine>()).expect("calibrates");
+    let rates = pollster::block_on(ctx.device_rates(ark_bls12_377::G1Affine::ID)).expect("rates");
+    let calibration = pollster::block_on(ctx.calibration(ark_bls12_377::G1Affine::ID)).expect("calibrates");
     let expected = match calibration.kernels.accumulation {
         Accumulation::EdwardsAffine => 7,
         Accumulation::Edwards => 8,
@@ -187,7 +207,7 @@ fn device_rates_count_the_additions_the_context_runs() {
     };
     assert_eq!(rates.add_stored_muls, expected);
     assert!(rates.field_muls_per_second > 0.0 && rates.add_stored_per_second > 0.0);
-    let rates = pollster::block_on(ctx.device_rates::<ark_bn254::G1Affine>()).expect("rates");
+    let rates = pollster::block_on(ctx.device_rates(ark_bn254::G1Affine::ID)).expect("rates");
     assert_eq!(rates.add_stored_muls, 11);
 }
 
@@ -218,7 +238,7 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
     let mut mixed = g1.clone();
     mixed.iter_mut().step_by(2).zip(&outside).for_each(|(p, q)| *p = *q);
     // The other points with no Edwards image: x = α − t (α = −1), where they exist.
-    let map = webgpu_msm::EdwardsMap::new(-Fq::ONE).expect("bls12-377 has an Edwards model");
+    let map = webgpu_msm::curve::EdwardsMap::new(-Fq::ONE).expect("bls12-377 has an Edwards model");
     let x = map.alpha - map.t;
     let four: Vec<G1Affine> =
         (x.square() * x + Fq::ONE).sqrt().map(|y| G1Affine::new_unchecked(x, y)).into_iter().collect();
@@ -242,26 +262,22 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
     let other = random_scalars::<G1Affine>(n, &mut rng);
     // With extended points in the calls, natively the bases store affine ones: the two
     // runners and their one Weierstrass fallback are exercised together.
-    let calls = pollster::block_on(ctx.calibration::<G1Affine>()).expect("calibrates").kernels.accumulation;
+    let calls = pollster::block_on(ctx.calibration(G1Affine::ID)).expect("calibrates").kernels.accumulation;
     let bases_accumulation = webgpu_msm::testing::bases_edwards_accumulation(ctx, calls);
     for (what, points, scalars) in cases {
         let msm = |s: &[Fr]| <G1Affine as ark_ec::AffineRepr>::Group::msm(points, s).expect("same lengths");
         let expected = msm(scalars);
-        let bases = pollster::block_on(ctx.prepare(points)).unwrap_or_else(|e| panic!("{what}: prepare: {e}"));
+        let bases = pollster::block_on(ctx.prepare(points, &MsmConfig::default()))
+            .unwrap_or_else(|e| panic!("{what}: prepare: {e}"));
         assert_eq!(bases.kernels().accumulation, bases_accumulation, "{what}: the bases' stored form");
         // With stored multiples 2^(j·c·W)·P: a multiple with no image would leave its point to
         // the host (none does in these cases: doubling (−1, 0)'s Edwards image (0, −1) is not
         // exceptional), and sums of multiples can be exceptional like sums of points.
-        let folded = pollster::block_on(
-            ctx.prepare_with(points, PrepareOptions { precompute_factor: 3, ..PrepareOptions::default() }),
-        )
-        .unwrap_or_else(|e| panic!("{what}: prepare with multiples: {e}"));
+        let folded =
+            pollster::block_on(ctx.prepare(points, &MsmConfig { precompute_factor: 3, ..MsmConfig::default() }))
+                .unwrap_or_else(|e| panic!("{what}: prepare with multiples: {e}"));
         let sets: [&[Fr]; 2] = [&other, scalars];
-        let batches = [
-            pollster::block_on(ctx.msm_batch(points, &sets)),
-            pollster::block_on(ctx.msm_prepared_batch(&bases, &sets)),
-            pollster::block_on(ctx.msm_prepared_batch(&folded, &sets)),
-        ];
+        let batches = [batch(ctx, points, &sets), batch(ctx, &bases, &sets), batch(ctx, &folded, &sets)];
         for batch in batches {
             match batch {
                 Ok(sums) => assert_eq!(sums, vec![msm(&other), expected], "{what}: batch"),
@@ -273,9 +289,9 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
         }
         for got in [
             pollster::block_on(ctx.msm(points, scalars)),
-            pollster::block_on(ctx.msm_prepared(&bases, scalars)),
-            pollster::block_on(ctx.msm_prepared(&folded, scalars)),
-            pollster::block_on(ctx.msm_prepared_profiled(&bases, scalars)).map(|profile| profile.result),
+            pollster::block_on(ctx.msm(&bases, scalars)),
+            pollster::block_on(ctx.msm(&folded, scalars)),
+            profiled(ctx, &bases, scalars).map(|(result, _)| result),
         ] {
             match got {
                 Ok(got) => assert_eq!(got, expected, "{what}"),
@@ -308,6 +324,23 @@ fn default_context_computes_the_same_result<G: GpuCurve>() {
 fn context_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<MsmContext>();
+    assert_send_sync::<webgpu_msm::BaseCache>();
+    assert_send_sync::<webgpu_msm::PreparedBytes>();
+}
+
+/// The calls' futures are `Send` (natively), so a multi-threaded executor can run them; built,
+/// never run.
+#[allow(dead_code, reason = "only type-checked")]
+fn calls_are_send<G: GpuCurve>(ctx: &MsmContext, bases: &PreparedBases<G>, points: &[G]) {
+    fn assert_send<T: Send>(_: T) {}
+    let scalars: Vec<G::ScalarField> = Vec::new();
+    let cache = webgpu_msm::BaseCache::new(None);
+    let config = MsmConfig { cache: Some(&cache), ..MsmConfig::default() };
+    assert_send(ctx.msm(points, &scalars));
+    assert_send(ctx.msm_with(bases, &[&scalars], &config));
+    assert_send(ctx.prepare(points, &config));
+    assert_send(ctx.msm_bytes(G::ID, &[0u8; 64], &[&[0u8; 32]], &config));
+    assert_send(ctx.prepare_bytes(G::ID, &[], &config));
 }
 
 /// Skewed scalars (what provers send): accumulation threads take equal chunks of points, so a
@@ -345,42 +378,41 @@ fn prepared_bases_match_arkworks<G: GpuCurve>() {
     let n = 700;
     let mut points = random_points::<G>(n, &mut rng);
     points[3] = G::zero();
-    let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
+    let bases = pollster::block_on(ctx.prepare(&points, &MsmConfig::default())).expect("prepare");
     assert_eq!(bases.len(), n);
     for round in 0..3 {
         let scalars = random_scalars::<G>(n, &mut rng);
         let expected = G::Group::msm(&points, &scalars).expect("same lengths");
-        assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "round {round}");
+        assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "round {round}");
     }
     // The workspace is shared with ordinary calls of another size in between.
     check(ctx, "ordinary call between prepared ones", &points[..100], &random_scalars::<G>(100, &mut rng));
     let scalars = random_scalars::<G>(n, &mut rng);
     let expected = G::Group::msm(&points, &scalars).expect("same lengths");
-    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "after an ordinary call");
+    assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "after an ordinary call");
 
     // Fewer scalars take the first bases (PLONK's commitments over an SRS prefix); more fail.
     let short = random_scalars::<G>(n - 1, &mut rng);
     let expected_short = G::Group::msm(&points[..n - 1], &short).expect("same lengths");
-    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short)), Ok(expected_short), "prefix");
-    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &short[..0])), Ok(G::Group::zero()), "empty prefix");
+    assert_eq!(pollster::block_on(ctx.msm(&bases, &short)), Ok(expected_short), "prefix");
+    assert_eq!(pollster::block_on(ctx.msm(&bases, &short[..0])), Ok(G::Group::zero()), "empty prefix");
     let long = random_scalars::<G>(n + 1, &mut rng);
     let mismatch = MsmError::LengthMismatch { points: n, scalars: n + 1 };
-    assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &long)), Err(mismatch));
-    let folded = PrepareOptions { precompute_factor: 2, ..PrepareOptions::default() };
-    let folded = pollster::block_on(ctx.prepare_with(&points, folded)).expect("prepare with multiples");
+    assert_eq!(pollster::block_on(ctx.msm(&bases, &long)), Err(mismatch));
+    let folded = MsmConfig { precompute_factor: 2, ..MsmConfig::default() };
+    let folded = pollster::block_on(ctx.prepare(&points, &folded)).expect("prepare with multiples");
     let prefix_error = MsmError::PrefixOfFoldedBases { points: n, scalars: n - 1 };
-    assert_eq!(pollster::block_on(ctx.msm_prepared(&folded, &short)), Err(prefix_error));
+    assert_eq!(pollster::block_on(ctx.msm(&folded, &short)), Err(prefix_error));
 
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(256);
-    assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Err(MsmError::ForeignBases));
-    let profiled = pollster::block_on(split.msm_prepared_profiled(&bases, &scalars));
-    assert_eq!(profiled.err(), Some(MsmError::ForeignBases), "profiled");
-    let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
-    assert_eq!(pollster::block_on(split.msm_prepared(&split_bases, &scalars)), Ok(expected), "3 passes");
+    assert_eq!(pollster::block_on(split.msm(&bases, &scalars)), Err(MsmError::ForeignBases));
+    assert_eq!(profiled(&split, &bases, &scalars).err(), Some(MsmError::ForeignBases), "profiled");
+    let split_bases = pollster::block_on(split.prepare(&points, &MsmConfig::default())).expect("prepare in passes");
+    assert_eq!(pollster::block_on(split.msm(&split_bases, &scalars)), Ok(expected), "3 passes");
     // Prefixes that end inside the first pass, on a pass boundary and inside the second.
     for len in [100, 256, 300] {
         let expected = G::Group::msm(&points[..len], &scalars[..len]).expect("same lengths");
-        let got = pollster::block_on(split.msm_prepared(&split_bases, &scalars[..len]));
+        let got = pollster::block_on(split.msm(&split_bases, &scalars[..len]));
         assert_eq!(got, Ok(expected), "prefix of {len} over passes of 256");
     }
 }
@@ -402,40 +434,37 @@ fn precomputed_bases_match_arkworks<G: GpuCurve>() {
     let (expected, expected_other) = (msm(&scalars), msm(&other));
     let max = webgpu_msm::MAX_PRECOMPUTE_FACTOR;
     for factor in [2, 3, 4, 5, max] {
-        let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
-        let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
+        let options = MsmConfig { precompute_factor: factor, ..MsmConfig::default() };
+        let bases = pollster::block_on(ctx.prepare(&points, &options)).expect("prepare");
         let what = format!("{} factor {factor}", G::spec().name);
-        assert_eq!(pollster::block_on(ctx.msm_prepared(&bases, &scalars)), Ok(expected), "{what}");
+        assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "{what}");
         let sets: [&[G::ScalarField]; 2] = [&other, &scalars];
-        let batch = pollster::block_on(ctx.msm_prepared_batch(&bases, &sets));
+        let batch = batch(ctx, &bases, &sets);
         assert_eq!(batch, Ok(vec![expected_other, expected]), "{what}: batch");
-        let profile = pollster::block_on(ctx.msm_prepared_profiled(&bases, &scalars)).expect("profiled");
-        assert_eq!((profile.result, profile.plan.fold), (expected, factor), "{what}: profiled");
+        let (result, profile) = profiled(ctx, &bases, &scalars).expect("profiled");
+        assert_eq!((result, profile.plan.fold), (expected, factor), "{what}: profiled");
         let accumulation = profile.steps.iter().find(|s| s.name == "accumulate_chunks");
         assert!(accumulation.is_some_and(|s| s.field_muls > 0), "{what}: the profile counts the accumulation");
     }
     if let Some(narrow) = narrow_context().filter(|_| tests_every_form::<G>()) {
         for factor in [3, max] {
             let bases = pollster::block_on(
-                narrow.prepare_with(&points, PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() }),
+                narrow.prepare(&points, &MsmConfig { precompute_factor: factor, ..MsmConfig::default() }),
             );
-            let got = pollster::block_on(narrow.msm_prepared(&bases.expect("prepare"), &scalars));
+            let got = pollster::block_on(narrow.msm(&bases.expect("prepare"), &scalars));
             assert_eq!(got, Ok(expected), "13-bit limbs, factor {factor}");
         }
     }
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
-    let bases = pollster::block_on(
-        split.prepare_with(&points, PrepareOptions { precompute_factor: 4, ..PrepareOptions::default() }),
-    );
+    let bases = pollster::block_on(split.prepare(&points, &MsmConfig { precompute_factor: 4, ..MsmConfig::default() }));
     let bases = bases.expect("prepare");
-    assert_eq!(pollster::block_on(split.msm_prepared(&bases, &scalars)), Ok(expected), "passes");
+    assert_eq!(pollster::block_on(split.msm(&bases, &scalars)), Ok(expected), "passes");
     // Profiles take bases of one pass: InputTooLarge names the pass size.
-    let profiled = pollster::block_on(split.msm_prepared_profiled(&bases, &scalars));
-    assert!(matches!(profiled.err(), Some(MsmError::InputTooLarge { n: 300, .. })));
+    let too_large = profiled(&split, &bases, &scalars);
+    assert!(matches!(too_large.err(), Some(MsmError::InputTooLarge { n: 300, .. })));
     for factor in [0, max + 1] {
-        let bad = pollster::block_on(
-            ctx.prepare_with(&points, PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() }),
-        );
+        let bad =
+            pollster::block_on(ctx.prepare(&points, &MsmConfig { precompute_factor: factor, ..MsmConfig::default() }));
         assert_eq!(bad.err(), Some(MsmError::InvalidPrecomputeFactor { factor, max }));
     }
 }
@@ -448,7 +477,7 @@ fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
     use webgpu_msm::plan::{Plan, CARRY_GROUP};
     let Some(ctx) = ctx else { return };
     let (n, factor) = (4096, 4);
-    let shape = pollster::block_on(ctx.calibration::<G>()).expect("calibrates").kernels.plan;
+    let shape = pollster::block_on(ctx.calibration(G::ID)).expect("calibrates").kernels.plan;
     // As `prepare` plans a pass of bases (for scalars of up to 256 bits).
     let plan = Plan::folded(n as u32, 256, factor).shaped(shape);
     assert!(plan.chunks_per_window > 2 * CARRY_GROUP, "several carry groups per bucket: {plan:?}");
@@ -456,11 +485,11 @@ fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let points = random_points::<G>(n, &mut rng);
     let random = random_scalars::<G>(n, &mut rng);
     let equal = vec![random[0]; n];
-    let options = PrepareOptions { precompute_factor: factor, ..PrepareOptions::default() };
-    let bases = pollster::block_on(ctx.prepare_with(&points, options)).expect("prepare");
+    let options = MsmConfig { precompute_factor: factor, ..MsmConfig::default() };
+    let bases = pollster::block_on(ctx.prepare(&points, &options)).expect("prepare");
     for (what, scalars) in [("random scalars", &random), ("all scalars equal", &equal)] {
         let expected = G::Group::msm(&points, scalars).expect("same lengths");
-        let got = pollster::block_on(ctx.msm_prepared(&bases, scalars));
+        let got = pollster::block_on(ctx.msm(&bases, scalars));
         assert_eq!(got, Ok(expected), "{} factor {factor}, {what}", G::spec().name);
     }
 }
@@ -481,30 +510,30 @@ fn batch_msm_matches_arkworks_per_set<G: GpuCurve>() {
     let expected = |sets: &[Vec<G::ScalarField>]| -> Vec<G::Group> {
         sets.iter().map(|set| G::Group::msm(&points, set).expect("same lengths")).collect()
     };
-    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &refs(&sets))), Ok(expected(&sets)), "{}", G::spec().name);
-    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &refs(&sets[..1]))), Ok(expected(&sets[..1])), "one set");
-    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &[])), Ok(vec![]));
+    assert_eq!(batch(ctx, &points, &refs(&sets)), Ok(expected(&sets)), "{}", G::spec().name);
+    assert_eq!(batch(ctx, &points, &refs(&sets[..1])), Ok(expected(&sets[..1])), "one set");
+    assert_eq!(batch(ctx, &points, &[]), Ok(vec![]));
 
-    let bases = pollster::block_on(ctx.prepare(&points)).expect("prepare");
-    assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &refs(&sets))), Ok(expected(&sets)), "prepared");
-    assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &[])), Ok(vec![]));
+    let bases = pollster::block_on(ctx.prepare(&points, &MsmConfig::default())).expect("prepare");
+    assert_eq!(batch(ctx, &bases, &refs(&sets)), Ok(expected(&sets)), "prepared");
+    assert_eq!(batch(ctx, &bases, &[]), Ok(vec![]));
 
     let short = random_scalars::<G>(n - 1, &mut rng);
     let mut with_short = refs(&sets[..2]);
     with_short.push(&short);
     with_short.push(&short);
     let mismatch = MsmError::SetLengthMismatch { set: 2, points: n, scalars: n - 1 };
-    assert_eq!(pollster::block_on(ctx.msm_batch(&points, &with_short)).err(), Some(mismatch.clone()));
-    assert_eq!(pollster::block_on(ctx.msm_prepared_batch(&bases, &with_short)).err(), Some(mismatch));
+    assert_eq!(batch(ctx, &points, &with_short).err(), Some(mismatch.clone()));
+    assert_eq!(batch(ctx, &bases, &with_short).err(), Some(mismatch));
 
     // Three passes of points, and more sets than one pass takes (two groups per pass).
     let split = pollster::block_on(MsmContext::new()).expect("adapter").with_pass_limit(128);
-    assert_eq!(pollster::block_on(split.msm_prepared_batch(&bases, &refs(&sets))).err(), Some(MsmError::ForeignBases));
+    assert_eq!(batch(&split, &bases, &refs(&sets)).err(), Some(MsmError::ForeignBases));
     let many: Vec<Vec<G::ScalarField>> =
         (0..webgpu_msm::plan::MAX_SETS_PER_PASS as usize + 3).map(|_| random_scalars::<G>(n, &mut rng)).collect();
-    assert_eq!(pollster::block_on(split.msm_batch(&points, &refs(&many))), Ok(expected(&many)), "passes and groups");
-    let split_bases = pollster::block_on(split.prepare(&points)).expect("prepare in passes");
-    assert_eq!(pollster::block_on(split.msm_prepared_batch(&split_bases, &refs(&many))), Ok(expected(&many)));
+    assert_eq!(batch(&split, &points, &refs(&many)), Ok(expected(&many)), "passes and groups");
+    let split_bases = pollster::block_on(split.prepare(&points, &MsmConfig::default())).expect("prepare in passes");
+    assert_eq!(batch(&split, &split_bases, &refs(&many)), Ok(expected(&many)));
 }
 
 /// The scalar sets as the batch API takes them.

@@ -19,7 +19,7 @@ use ark_ec::VariableBaseMSM;
 use ark_ed_on_bls12_377::EdwardsAffine;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::{GpuCurve, MsmContext, MsmError};
+use webgpu_msm::{GpuCurve, MsmConfig, MsmContext, MsmError};
 
 /// Longest any test here may take before it counts as hung (the first bls12-377 compile takes
 /// ~40 s on lavapipe with 2 cores, everything else seconds).
@@ -174,7 +174,7 @@ fn threads_share_one_context_and_each_gets_its_own_result() {
 fn more_calls_than_workspaces_with_prepared_bases_and_split_passes() {
     let Some(ctx) = fresh_context() else { return };
     let ctx = Arc::new(ctx.with_pass_limit(128));
-    assert_eq!(ctx.max_workspaces(), 2);
+    assert_eq!(ctx.options().max_workspaces, 2);
     with_watchdog("more calls than workspaces", move || {
         let barrier = Arc::new(Barrier::new(6));
         let mut threads = Vec::new();
@@ -200,9 +200,9 @@ fn more_calls_than_workspaces_with_prepared_bases_and_split_passes() {
             let cases: Vec<Case<G>> = (1..4).map(|i| first.rescaled(seed + i)).collect();
             thread::spawn(move || {
                 barrier.wait();
-                let bases = pollster::block_on(ctx.prepare(&first.points)).expect("prepare");
+                let bases = pollster::block_on(ctx.prepare(&first.points, &MsmConfig::default())).expect("prepare");
                 for (i, case) in cases.iter().enumerate() {
-                    let got = pollster::block_on(ctx.msm_prepared(&bases, &case.scalars));
+                    let got = pollster::block_on(ctx.msm(&bases, &case.scalars));
                     assert_eq!(got, Ok(case.expected), "prepared {} n = {n} call {i}", G::spec().name);
                 }
             })

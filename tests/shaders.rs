@@ -4,13 +4,14 @@
 use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::{mont_mul_limbs, mont_mul_scanned};
+use webgpu_msm::curve::CurveSpec;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
 use webgpu_msm::wgsl::compose::Define;
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
 use webgpu_msm::wgsl::stash::stashes;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveId, CurveSpec, DeviceProfile};
+use webgpu_msm::{CurveId, DeviceProfile};
 
 /// Every preset profile, with 64-bit integers, so that both limb widths are among its forms.
 fn profiles() -> [DeviceProfile; 3] {

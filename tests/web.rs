@@ -7,8 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Promise, Uint8Array};
-use wasm_bindgen::convert::TryFromJsValue;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use webgpu_msm::wasm::{arkworks_msm, curves, msm, random_inputs, JsMsmContext};
@@ -43,6 +42,11 @@ fn inputs(curve: &str, n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     (bytes(0), bytes(1))
 }
 
+/// A buffer as the JS API takes it.
+fn bytes(buffer: &[u8]) -> JsValue {
+    Uint8Array::from(buffer).into()
+}
+
 fn reference(curve: &str, points: &[u8], scalars: &[u8]) -> Vec<u8> {
     arkworks_msm(curve, points, scalars).expect("arkworks").to_vec()
 }
@@ -72,7 +76,7 @@ async fn settled(promise: Promise) -> Result<Vec<u8>, String> {
 
 /// `msm` on the shared context.
 async fn gpu_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
-    settled(shared_context().await.msm(curve.into(), points.to_vec(), scalars.to_vec(), None)).await
+    settled(shared_context().await.msm(curve.into(), bytes(points), bytes(scalars), None)).await
 }
 
 /// `msm` on the shared context, or (`on_context` false) the top-level `msm`, which creates a
@@ -80,7 +84,7 @@ async fn gpu_msm(curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, 
 async fn msm_on(on_context: bool, curve: &str, points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, String> {
     match on_context {
         true => gpu_msm(curve, points, scalars).await,
-        false => settled(msm(curve.into(), points.to_vec(), scalars.to_vec(), None)).await,
+        false => settled(msm(curve.into(), bytes(points), bytes(scalars), None)).await,
     }
 }
 
@@ -91,7 +95,7 @@ async fn context_runs_on_browser_webgpu() {
     assert!(!ctx.adapter_info().trim_matches(|c| c == ' ' || c == '/').is_empty());
     let (points, scalars) = inputs("ed-on-bls12-377", 20, 1);
     let got =
-        JsFuture::from(ctx.msm("ed-on-bls12-377".into(), points.clone(), scalars.clone(), None)).await.expect("msm");
+        JsFuture::from(ctx.msm("ed-on-bls12-377".into(), bytes(&points), bytes(&scalars), None)).await.expect("msm");
     assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), reference("ed-on-bls12-377", &points, &scalars));
 }
 
@@ -159,8 +163,8 @@ async fn bad_input_rejects_with_a_named_error() {
     }
 }
 
-/// Prepared bases in JS: two scalar vectors over the same prepared points, and a wrong-length
-/// scalars buffer rejected with its error.
+/// Prepared bases in JS: two scalar vectors over the same prepared points, both at once, and a
+/// wrong-length scalars buffer rejected with its error.
 #[wasm_bindgen_test]
 async fn prepared_bases_match_arkworks() {
     let ctx = shared_context().await;
@@ -168,15 +172,26 @@ async fn prepared_bases_match_arkworks() {
         let curve = curve.as_str();
         let (points, _) = inputs(curve, 50, 11);
         let bases = JsFuture::from(ctx.prepare(curve.into(), points.clone(), None)).await.expect("prepare");
-        let bases = webgpu_msm::wasm::JsPreparedBases::try_from_js_value(bases).expect("PreparedBases");
-        assert_eq!(bases.length(), 50);
+        assert_eq!(js_sys::Reflect::get(&bases, &"length".into()).expect("length").as_f64(), Some(50.0));
+        let mut sets = Vec::new();
         for seed in [12, 13] {
             let (_, scalars) = inputs(curve, 50, seed);
-            let got = JsFuture::from(bases.msm(scalars.clone())).await.expect("prepared msm");
+            let got = JsFuture::from(ctx.msm(curve.into(), bases.clone(), bytes(&scalars), None)).await.expect("msm");
             assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), reference(curve, &points, &scalars));
+            sets.push(scalars);
         }
-        let error = JsFuture::from(bases.msm(vec![0; 31])).await.expect_err("bad length");
-        let message = String::from(error.dyn_into::<js_sys::Error>().expect("Error").message());
+        let batch: Array = sets.iter().map(|set| bytes(set)).collect();
+        let got: Array = JsFuture::from(ctx.msm(curve.into(), bases.clone(), batch.into(), None))
+            .await
+            .expect("batch")
+            .dyn_into()
+            .expect("an array of results");
+        for (i, set) in sets.iter().enumerate() {
+            let result = got.get(i as u32).dyn_into::<Uint8Array>().expect("bytes").to_vec();
+            assert_eq!(result, reference(curve, &points, set), "set {i}");
+        }
+        let error = JsFuture::from(ctx.msm(curve.into(), bases.clone(), bytes(&[0; 31]), None)).await;
+        let message = rejection_message(error.expect_err("bad length"));
         assert!(message.contains("scalars"), "{message}");
     }
 }
@@ -205,7 +220,7 @@ async fn promises_in_flight_on_one_context_each_get_their_own_result() {
     let promises: Array = calls
         .iter()
         .zip(&inputs)
-        .map(|(&(curve, _), (points, scalars))| ctx.msm(curve.into(), points.clone(), scalars.clone(), None))
+        .map(|(&(curve, _), (points, scalars))| ctx.msm(curve.into(), bytes(points), bytes(scalars), None))
         .collect();
     let results: Array = JsFuture::from(Promise::all(&promises))
         .await
@@ -228,7 +243,7 @@ async fn overlapping_promises_give_the_results_of_calls_one_after_another() {
     let ctx = shared_context().await;
     let inputs: Vec<(Vec<u8>, Vec<u8>)> = (0..k).map(|i| inputs(curve, 1 << log_size, 900 + i as u64)).collect();
     let expected: Vec<Vec<u8>> = inputs.iter().map(|(p, s)| reference(curve, p, s)).collect();
-    let start = |i: usize| ctx.msm(curve.into(), inputs[i].0.clone(), inputs[i].1.clone(), None);
+    let start = |i: usize| ctx.msm(curve.into(), bytes(&inputs[i].0), bytes(&inputs[i].1), None);
     let bytes = |value: wasm_bindgen::JsValue| value.dyn_into::<Uint8Array>().expect("Uint8Array").to_vec();
     let at_once = || async {
         let promises: Array = (0..k).map(start).collect();
@@ -264,7 +279,7 @@ async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
     let (points, scalars) = inputs(curve, 40, 9);
     let expected = reference(curve, &points, &scalars);
-    let call = |ctx: &JsMsmContext| JsFuture::from(ctx.msm(curve.into(), points.clone(), scalars.clone(), None));
+    let call = |ctx: &JsMsmContext| JsFuture::from(ctx.msm(curve.into(), bytes(&points), bytes(&scalars), None));
     let got = call(&ctx).await.unwrap_or_else(|e| panic!("msm before the loss: {}", rejection_message(e)));
     assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), expected);
 
@@ -283,7 +298,8 @@ async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let message = rejection_message(after.await.expect_err("msm on a lost device must reject"));
     assert!(message.contains("GPU device lost"), "{message:?}");
     let (bls_points, bls_scalars) = inputs("bls12-377", 3, 10);
-    let never_compiled = JsFuture::from(ctx.msm("bls12-377".into(), bls_points, bls_scalars, None)).await;
+    let never_compiled =
+        JsFuture::from(ctx.msm("bls12-377".into(), bytes(&bls_points), bytes(&bls_scalars), None)).await;
     let message = rejection_message(never_compiled.expect_err("a curve never compiled rejects too"));
     assert!(message.contains("GPU device lost"), "{message:?}");
 

@@ -16,8 +16,9 @@
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-use webgpu_msm::bytes::{check_lengths, point_bytes, SCALAR_BYTES};
-use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmContext, MsmError};
+use webgpu_msm::bytes::{point_bytes, SCALAR_BYTES};
+use webgpu_msm::testing::check_lengths;
+use webgpu_msm::{CurveFn, CurveId, GpuCurve, MsmConfig, MsmContext, MsmError};
 
 fn context() -> &'static MsmContext {
     static CONTEXT: OnceLock<MsmContext> = OnceLock::new();
@@ -37,7 +38,8 @@ fn split(data: &[u8]) -> (CurveId, &[u8], &[u8]) {
 
 fn check<G: GpuCurve>(curve: CurveId, points: &[u8], scalars: &[u8]) {
     let lengths = check_lengths::<G>(points, scalars);
-    let result = pollster::block_on(context().msm_bytes(curve, points, scalars));
+    let output = pollster::block_on(context().msm_bytes(curve, points, &[scalars], &MsmConfig::default()));
+    let result = output.map(|mut output| output.results.pop().expect("one result for one set"));
     let size = point_bytes::<G>();
     match (&result, &lengths) {
         (Ok(point), Ok(_)) => assert_eq!(point.len(), size, "one point in the points encoding"),

@@ -155,6 +155,7 @@ impl CurveId {
     }
 
     /// The curve's constants and shader parameters.
+    #[doc(hidden)]
     pub fn spec(self) -> &'static CurveSpec {
         use super::GpuCurve;
         with_curve!(self, G => G::spec())

@@ -95,8 +95,8 @@ pub struct DeviceProfile {
     pub single_round_normalize: bool,
 
     /// Whether plans spread their reduction over many threads and add carries in groups
-    /// ([`PlanShape::Spread`]) rather than run the fewest reduction threads
-    /// ([`PlanShape::Compact`]). A hardware GPU needs tens of thousands of threads in flight: on
+    /// (`PlanShape::Spread`) rather than run the fewest reduction threads
+    /// (`PlanShape::Compact`). A hardware GPU needs tens of thousands of threads in flight: on
     /// an H100 the 2,560 reduction threads of 2^16 points left most schedulers idle (5.6 of
     /// bn254's 8.5 ms), and one thread's chain of 2,048 carries took 60 ms of a 2^20 call on
     /// BLS12-381 before the groups. Software GPUs run a few threads per core, where the fewest
@@ -123,7 +123,7 @@ pub struct DeviceProfile {
     pub affine_prepared_bases: bool,
 
     /// What decides the field form where multiplications leave it open (see
-    /// [`crate::calibrate`]): mixed additions on hardware GPUs, where a form whose
+    /// `calibrate`): mixed additions on hardware GPUs, where a form whose
     /// multiplication is faster can still spill in the curve formulas; multiplications on
     /// software GPUs, which have no register budget to exceed.
     pub form_benchmark: Bench,

@@ -78,7 +78,7 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
 /// else the calibrated one (which compiles the curve's pipelines on first use, minutes for a
 /// BLS12 G2 group on a software GPU).
 fn form_of<G: GpuCurve>(ctx: &MsmContext) -> MulForm {
-    let calibrated = || pollster::block_on(ctx.calibration::<G>()).expect("the curve compiles").kernels.form;
+    let calibrated = || pollster::block_on(ctx.calibration(G::ID)).expect("the curve compiles").kernels.form;
     match Candidates::new(ctx.device_profile(), G::spec(), ctx.fixed).forms[..] {
         [form] => form,
         _ => calibrated(),

@@ -36,7 +36,7 @@ pub fn random_inputs(
 }
 
 fn arkworks_msm_on<G: GpuCurve>(points: &[u8], scalars: &[u8]) -> Result<Vec<u8>, MsmError> {
-    check_lengths::<G>(points, scalars)?;
+    check_lengths::<G>(points, &[scalars])?;
     let size = point_bytes::<G>();
     // The same checks as the GPU's, on the host: arkworks needs its own points anyway.
     let points: Vec<G> = points

@@ -1,30 +1,27 @@
-//! The JavaScript API (wasm-bindgen), compiled only for `wasm32`. It is a thin layer over
-//! [`crate::MsmContext::msm_bytes`]: the encodings and every check live in [`crate::bytes`].
+//! The JavaScript API (wasm-bindgen), compiled only for `wasm32`: the Rust API's shape over
+//! byte buffers. `MsmContext.msm` is [`crate::MsmContext::msm_bytes`], whose options are
+//! [`crate::MsmConfig`]'s; the encodings and every check live in [`crate::bytes`].
 //!
 //! ```ts
 //! type Curve = "bls12-377" | "ed-on-bls12-377" | "bn254" | "bls12-381"; // this build's curves
 //! export function curves(): Curve[];
 //! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+//! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
 //! export class MsmContext {
 //!   static create(): Promise<MsmContext>;
-//!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
-//!   msmBatch(curve: Curve, points: Uint8Array, sets: Uint8Array[]): Promise<Uint8Array[]>;
-//!   prepare(curve: Curve, points: Uint8Array, options?: PrepareOptions): Promise<PreparedBases>;
+//!   // One scalars buffer: one result; an array of them (a batch): one result each.
+//!   msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+//!   msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
+//!   prepare(curve: Curve, points: Uint8Array, options?: MsmOptions): Promise<PreparedBases>;
 //!   kernels(curve: Curve): Promise<Kernels>; // { limbBits, batched, accumulation }
 //!   readonly adapterInfo: string;
 //!   readonly backend: string;
 //!   free(): void;
 //! }
-//! export class PreparedBases {
-//!   msm(scalars: Uint8Array): Promise<Uint8Array>; // fewer scalars: the first bases
-//!   msmBatch(sets: Uint8Array[]): Promise<Uint8Array[]>;
-//!   readonly length: number;
-//!   readonly gpuBytes: number;
-//!   free(): void;
-//! }
+//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; cache?: BaseCache }
+//! export class PreparedBases { readonly curve: Curve; readonly length: number; readonly gpuBytes: number; free(): void }
 //! export class BaseCache { // bases recognised by content across calls (crate::BaseCache)
-//!   constructor(context: MsmContext, options?: { maxGpuBytes?: number });
-//!   msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+//!   constructor(options?: { maxGpuBytes?: number });
 //!   stats(): CacheStats; // { hits, uploads, evictions, sets, gpuBytes }
 //!   clear(): void;
 //!   free(): void;
@@ -34,7 +31,9 @@
 //! with it; the package users install does not) also `randomInputs` and `arkworksMsm`
 //! ([`demo`]), which ship arkworks' own MSM in the module.
 
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -42,7 +41,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::bytes::{check_lengths_of, PointForm, PreparedBytes};
 use crate::curve::CurveId;
-use crate::MsmError;
+use crate::{Bases, MsmConfig, MsmError};
 
 #[cfg(feature = "demo")]
 pub mod demo;
@@ -69,9 +68,26 @@ export interface Kernels {
  * arkworks and snarkjs' ffjavascript store them. Results come back in the same form.
  */
 export type PointForm = "canonical" | "montgomery";
-/** Options of an MSM over a points buffer. */
+/** How an MSM runs, or how `MsmContext.prepare` keeps bases (the Rust API's `MsmConfig`). */
 export interface MsmOptions {
+  /**
+   * The points' coordinate form, which results take too. Read where points are uploaded:
+   * prepared bases keep the form they were prepared with.
+   */
   pointForm?: PointForm;
+  /**
+   * Precompute factor F, 1 (default) to 16: each base is stored with F − 1 multiples, so F of
+   * a scalar's windows share one set of buckets (F times the points' GPU memory; MSMs over such
+   * bases take all their scalars). Read where points are uploaded (`prepare`, or an MSM over
+   * points, which prepares them for that call only).
+   */
+  precomputeFactor?: number;
+  /**
+   * Bases kept on the GPU across calls and recognised by their bytes: an MSM over points that
+   * the cache holds (or that begin its points) uploads only scalars; other points are prepared
+   * and kept there.
+   */
+  cache?: BaseCache;
 }
 /** What a `BaseCache` has done and holds. */
 export interface CacheStats {
@@ -86,16 +102,28 @@ export interface CacheStats {
   /** GPU bytes the sets hold now. */
   gpuBytes: number;
 }
-/** How `MsmContext.prepare` keeps bases on the GPU. */
-export interface PrepareOptions {
-  /** The points' coordinate form; MSMs over the bases return results in it. */
-  pointForm?: PointForm;
+export interface MsmContext {
   /**
-   * Precompute factor F, 1 (default) to 16: each base is stored with F − 1 multiples, so F of
-   * a scalar's windows share one set of buckets (F times the points' GPU memory).
+   * Σ kᵢ·Pᵢ over a points buffer (checked and converted on the GPU) or over bases prepared on
+   * this context (fewer scalars than bases take the first bases). See the crate README for the
+   * byte encodings. Rejects on an unknown curve, a buffer of the wrong length, counts that
+   * differ, a bad point (naming it), bases of another curve or context, a lost device.
    */
-  precomputeFactor?: number;
+  msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+  /**
+   * One MSM per scalars buffer over the same points, computed together (one GPU submission and
+   * readback per pass for all of them): one result per set, `[]` for no sets. Rejects before
+   * any GPU work on a set that is not a `Uint8Array`, has a bad length, or holds another number
+   * of scalars than the others (naming the set).
+   */
+  msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
 }
+/**
+ * Σ kᵢ·Pᵢ on a context created on first use and shared afterwards, as `MsmContext.msm` computes
+ * it over points.
+ */
+export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
 "#;
 
 /// The names of the curves this build supports, in registry order.
@@ -106,6 +134,53 @@ pub fn curves() -> Array {
 
 fn js_error(e: MsmError) -> JsValue {
     JsError::new(&e.to_string()).into()
+}
+
+fn type_error(message: &str) -> JsValue {
+    JsError::new(message).into()
+}
+
+/// The name of the hidden getter through which calls find the Rust objects of the JS
+/// `PreparedBases` and `BaseCache` they are given: wasm-bindgen hands a Rust object over from a
+/// JS value only by taking it from JS, and these stay the caller's.
+const HANDLE: &str = "__webgpuMsmHandle";
+
+/// A Rust object that JS passes back by its handle.
+#[derive(Clone)]
+enum Handle {
+    Bases(Weak<PreparedBytes>),
+    Cache(Weak<crate::BaseCache>),
+}
+
+thread_local! {
+    /// The live handles, by number, and the next number.
+    static HANDLES: RefCell<(u32, HashMap<u32, Handle>)> = RefCell::new((0, HashMap::new()));
+}
+
+fn register(handle: Handle) -> u32 {
+    HANDLES.with(|h| {
+        let (next, handles) = &mut *h.borrow_mut();
+        *next += 1;
+        handles.insert(*next, handle);
+        *next
+    })
+}
+
+fn unregister(id: u32) {
+    HANDLES.with(|h| h.borrow_mut().1.remove(&id));
+}
+
+/// The handle of `value`, if it is one of this module's objects that has one; an error if it
+/// was freed.
+fn handle_of(value: &JsValue) -> Result<Option<Handle>, JsValue> {
+    if !value.is_object() {
+        return Ok(None);
+    }
+    // The getter throws once the object is freed (its Rust side is gone).
+    let id = Reflect::get(value, &HANDLE.into()).map_err(|_| type_error("the object was freed"))?;
+    let Some(id) = id.as_f64() else { return Ok(None) };
+    let handle = HANDLES.with(|h| h.borrow().1.get(&(id as u32)).cloned());
+    handle.map(Some).ok_or_else(|| type_error("the object was freed"))
 }
 
 /// A WebGPU device with compiled pipelines; create once, call `msm` many times.
@@ -123,60 +198,34 @@ impl JsMsmContext {
         Ok(JsMsmContext { inner })
     }
 
-    /// Σ kᵢ·Pᵢ; see the crate README for the byte encodings. `options.pointForm`: the
-    /// points' coordinate form, which the result takes too.
-    #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
-    pub fn msm(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
-        points: Vec<u8>,
-        scalars: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: Option<js_sys::Object>,
-    ) -> Promise {
+    /// Σ kᵢ·Pᵢ over `points` (a `Uint8Array`, or a `PreparedBases` of this context) and
+    /// `scalars` (a `Uint8Array`, or an array of them: one result each), as `options` say
+    /// (`MsmOptions`: [`crate::MsmConfig`]). The typed signatures are in the TypeScript section
+    /// above.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn msm(&self, curve: String, points: JsValue, scalars: JsValue, options: Option<js_sys::Object>) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
-            let form = point_form(options.as_ref())?;
-            run_msm(&inner, &curve, &points, &scalars, form).await
-        })
+        msm_promise(async move { Ok(inner) }, curve, points, scalars, options, false)
     }
 
-    /// One MSM per scalars buffer of `sets` over the same `points`, computed together (one GPU
-    /// submission and readback per pass for all of them); one result per set, `[]` for no sets.
-    /// Rejects before any GPU work on a set that is not a `Uint8Array`, has a bad length, or
-    /// holds another number of scalars than there are points (naming the set).
-    #[wasm_bindgen(js_name = msmBatch, unchecked_return_type = "Promise<Uint8Array[]>")]
-    pub fn msm_batch(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
-        points: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] sets: JsValue,
-    ) -> Promise {
-        let inner = self.inner.clone();
-        future_to_promise(async move {
-            let curve = curve.parse().map_err(js_error)?;
-            let sets = scalar_sets(&sets)?;
-            let sets: Vec<&[u8]> = sets.iter().map(Vec::as_slice).collect();
-            results(inner.msm_bytes_batch(curve, &points, &sets).await.map_err(js_error)?)
-        })
-    }
-
-    /// Uploads and converts `points` once; the returned bases take any number of `msm(scalars)`
-    /// calls. `options.precomputeFactor` stores multiples of each base
-    /// ([`crate::PrepareOptions`]). Rejects on bad points (the same errors as `msm`) and on a
-    /// factor that is not an integer from 1 to 16.
+    /// Uploads and converts `points` once; the returned bases take any number of
+    /// `msm(curve, bases, scalars)` calls on this context. `options.precomputeFactor` stores
+    /// multiples of each base, `options.pointForm` is the points' form and their results'.
+    /// Rejects on bad points (the same errors as `msm`) and on a factor that is not an integer
+    /// from 1 to 16.
     #[wasm_bindgen(unchecked_return_type = "Promise<PreparedBases>")]
     pub fn prepare(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
         points: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "PrepareOptions")] options: Option<js_sys::Object>,
+        #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: Option<js_sys::Object>,
     ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let options = prepare_options(options)?;
+            let options = Options::parse(options.as_ref())?;
             let curve = curve.parse().map_err(js_error)?;
-            let bases = inner.prepare_bytes_with(curve, &points, options).await.map_err(js_error)?;
-            Ok(JsPreparedBases { context: inner, bases: Rc::new(bases) }.into())
+            let bases = inner.prepare_bytes(curve, &points, &options.config()).await.map_err(js_error)?;
+            Ok(JsPreparedBases::new(bases).into())
         })
     }
 
@@ -189,14 +238,14 @@ impl JsMsmContext {
     pub fn kernels(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let kernels = inner.calibration_of(curve.parse().map_err(js_error)?).await.map_err(js_error)?.kernels;
+            let kernels = inner.calibration(curve.parse().map_err(js_error)?).await.map_err(js_error)?.kernels;
             let object = js_sys::Object::new();
             Reflect::set(&object, &"limbBits".into(), &kernels.form.limb_bits().into())?;
             Reflect::set(&object, &"batched".into(), &kernels.form.batched().into())?;
             let accumulation = match kernels.accumulation {
-                crate::step::Accumulation::Projective => "projective",
-                crate::step::Accumulation::Edwards => "edwards",
-                crate::step::Accumulation::EdwardsAffine => "edwards-affine",
+                crate::Accumulation::Projective => "projective",
+                crate::Accumulation::Edwards => "edwards",
+                crate::Accumulation::EdwardsAffine => "edwards-affine",
             };
             Reflect::set(&object, &"accumulation".into(), &accumulation.into())?;
             Ok(object.into())
@@ -228,32 +277,30 @@ impl JsMsmContext {
 /// Points prepared on a context's GPU by `MsmContext.prepare`.
 #[wasm_bindgen(js_name = PreparedBases)]
 pub struct JsPreparedBases {
-    context: Rc<crate::MsmContext>,
     bases: Rc<PreparedBytes>,
+    handle: u32,
+}
+
+impl JsPreparedBases {
+    fn new(bases: PreparedBytes) -> Self {
+        let bases = Rc::new(bases);
+        let handle = register(Handle::Bases(Rc::downgrade(&bases)));
+        JsPreparedBases { bases, handle }
+    }
+}
+
+impl Drop for JsPreparedBases {
+    fn drop(&mut self) {
+        unregister(self.handle);
+    }
 }
 
 #[wasm_bindgen(js_class = PreparedBases)]
 impl JsPreparedBases {
-    /// Σ kᵢ·Pᵢ over these points; rejects on a scalars buffer of the wrong length.
-    #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
-    pub fn msm(&self, scalars: Vec<u8>) -> Promise {
-        let (context, bases) = (self.context.clone(), self.bases.clone());
-        future_to_promise(async move {
-            let result = context.msm_prepared_bytes(&bases, &scalars).await.map_err(js_error)?;
-            Ok(Uint8Array::from(result.as_slice()).into())
-        })
-    }
-
-    /// One MSM per scalars buffer over these points, computed together as in
-    /// `MsmContext.msmBatch`; one result per set.
-    #[wasm_bindgen(js_name = msmBatch, unchecked_return_type = "Promise<Uint8Array[]>")]
-    pub fn msm_batch(&self, #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] sets: JsValue) -> Promise {
-        let (context, bases) = (self.context.clone(), self.bases.clone());
-        future_to_promise(async move {
-            let sets = scalar_sets(&sets)?;
-            let sets: Vec<&[u8]> = sets.iter().map(Vec::as_slice).collect();
-            results(context.msm_prepared_bytes_batch(&bases, &sets).await.map_err(js_error)?)
-        })
+    /// The curve of the points.
+    #[wasm_bindgen(getter, unchecked_return_type = "Curve")]
+    pub fn curve(&self) -> String {
+        self.bases.curve().name().into()
     }
 
     /// Number of points.
@@ -267,24 +314,36 @@ impl JsPreparedBases {
     pub fn gpu_bytes(&self) -> f64 {
         self.bases.gpu_bytes() as f64
     }
+
+    /// The number calls find these bases by.
+    #[doc(hidden)]
+    #[wasm_bindgen(getter = __webgpuMsmHandle, skip_typescript)]
+    pub fn handle(&self) -> u32 {
+        self.handle
+    }
 }
 
-/// MSMs whose bases stay on the GPU between calls, recognised by their bytes
-/// ([`crate::BaseCache`]): a prover that reads the same bases anew for every proof uploads them
-/// once, and MSMs over their first points run on them too.
+/// Bases kept on the GPU between calls and recognised by their bytes ([`crate::BaseCache`]),
+/// for the MSMs given it in `options.cache`: a prover that reads the same bases anew for every
+/// proof uploads them once, and MSMs over their first points run on them too.
 #[wasm_bindgen(js_name = BaseCache)]
 pub struct JsBaseCache {
-    context: Rc<crate::MsmContext>,
     cache: Rc<crate::BaseCache>,
+    handle: u32,
+}
+
+impl Drop for JsBaseCache {
+    fn drop(&mut self) {
+        unregister(self.handle);
+    }
 }
 
 #[wasm_bindgen(js_class = BaseCache)]
 impl JsBaseCache {
-    /// A cache over `context`'s device; `options.maxGpuBytes` bounds the GPU memory its sets
-    /// hold (least recently used ones are dropped), unbounded when absent.
+    /// An empty cache; `options.maxGpuBytes` bounds the GPU memory its sets hold (least
+    /// recently used ones are dropped), unbounded when absent.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        context: &JsMsmContext,
         #[wasm_bindgen(unchecked_param_type = "{ maxGpuBytes?: number }")] options: Option<js_sys::Object>,
     ) -> Result<JsBaseCache, JsValue> {
         let mut budget = None;
@@ -292,29 +351,12 @@ impl JsBaseCache {
             let bytes = Reflect::get(&options, &"maxGpuBytes".into())?;
             if !bytes.is_undefined() {
                 let valid = bytes.as_f64().filter(|b| b.fract() == 0.0 && *b >= 0.0);
-                budget = Some(valid.ok_or_else(|| JsError::new("maxGpuBytes must be a non-negative integer"))? as u64);
+                budget = Some(valid.ok_or_else(|| type_error("maxGpuBytes must be a non-negative integer"))? as u64);
             }
         }
-        Ok(JsBaseCache { context: context.inner.clone(), cache: Rc::new(crate::BaseCache::new(budget)) })
-    }
-
-    /// Σ kᵢ·Pᵢ as `MsmContext.msm` computes it, on cached bases where these points (or points
-    /// they begin with) were seen before.
-    #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
-    pub fn msm(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
-        points: Vec<u8>,
-        scalars: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: Option<js_sys::Object>,
-    ) -> Promise {
-        let (context, cache) = (self.context.clone(), self.cache.clone());
-        future_to_promise(async move {
-            let form = point_form(options.as_ref())?;
-            let curve = curve.parse().map_err(js_error)?;
-            let result = cache.msm_bytes(&context, curve, &points, &scalars, form).await.map_err(js_error)?;
-            Ok(Uint8Array::from(result.as_slice()).into())
-        })
+        let cache = Rc::new(crate::BaseCache::new(budget));
+        let handle = register(Handle::Cache(Rc::downgrade(&cache)));
+        Ok(JsBaseCache { cache, handle })
     }
 
     /// What the cache has done and holds: `{ hits, uploads, evictions, sets, gpuBytes }`.
@@ -334,82 +376,148 @@ impl JsBaseCache {
     pub fn clear(&self) {
         self.cache.clear();
     }
+
+    /// The number calls find this cache by.
+    #[doc(hidden)]
+    #[wasm_bindgen(getter = __webgpuMsmHandle, skip_typescript)]
+    pub fn handle(&self) -> u32 {
+        self.handle
+    }
 }
 
-/// The scalars buffers of a batch, copied out of JS; rejects on anything but an array of
-/// `Uint8Array`s.
-fn scalar_sets(sets: &JsValue) -> Result<Vec<Vec<u8>>, JsValue> {
-    if !Array::is_array(sets) {
-        return Err(JsError::new("scalar sets must be an array of Uint8Array").into());
+/// The bases of a call, out of JS: a points buffer (copied) or prepared bases.
+enum JsBases {
+    Points(Vec<u8>),
+    Prepared(Rc<PreparedBytes>),
+}
+
+impl JsBases {
+    fn from_js(value: &JsValue) -> Result<Self, JsValue> {
+        if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+            return Ok(JsBases::Points(bytes.to_vec()));
+        }
+        match handle_of(value)? {
+            Some(Handle::Bases(bases)) => {
+                bases.upgrade().map(JsBases::Prepared).ok_or_else(|| type_error("the bases were freed"))
+            }
+            _ => Err(type_error("points must be a Uint8Array or a PreparedBases")),
+        }
     }
-    Array::from(sets)
+
+    fn as_bases(&self) -> Bases<'_, u8, PreparedBytes> {
+        match self {
+            JsBases::Points(points) => Bases::Points(points),
+            JsBases::Prepared(bases) => Bases::Prepared(bases),
+        }
+    }
+}
+
+/// The scalars of a call, copied out of JS: one buffer, or (`true`) an array of them.
+fn scalar_sets(scalars: &JsValue) -> Result<(Vec<Vec<u8>>, bool), JsValue> {
+    if let Some(bytes) = scalars.dyn_ref::<Uint8Array>() {
+        return Ok((vec![bytes.to_vec()], false));
+    }
+    if !Array::is_array(scalars) {
+        return Err(type_error("scalars must be a Uint8Array or an array of Uint8Array"));
+    }
+    let sets = Array::from(scalars)
         .iter()
         .enumerate()
         .map(|(i, set)| match set.dyn_into::<Uint8Array>() {
             Ok(bytes) => Ok(bytes.to_vec()),
-            Err(_) => Err(JsError::new(&format!("scalar set {i} is not a Uint8Array")).into()),
+            Err(_) => Err(type_error(&format!("scalar set {i} is not a Uint8Array"))),
         })
-        .collect()
+        .collect::<Result<_, JsValue>>()?;
+    Ok((sets, true))
 }
 
-/// The options of `prepare`: `precomputeFactor` (an integer; its range is checked by
-/// `prepare_bytes_with`), 1 when absent.
-fn prepare_options(options: Option<js_sys::Object>) -> Result<crate::PrepareOptions, JsValue> {
-    let mut parsed = crate::PrepareOptions::default();
-    let Some(options) = options else { return Ok(parsed) };
-    parsed.point_form = point_form(Some(&options))?;
-    let factor = Reflect::get(&options, &"precomputeFactor".into())?;
-    if !factor.is_undefined() {
-        let integer = factor.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f));
-        let factor = integer.ok_or_else(|| JsError::new("precomputeFactor must be an integer"))?;
-        parsed.precompute_factor = factor as u32;
+/// `MsmOptions` out of JS: what [`MsmConfig`] holds, owned.
+struct Options {
+    point_form: PointForm,
+    precompute_factor: u32,
+    cache: Option<Rc<crate::BaseCache>>,
+}
+
+impl Options {
+    /// `pointForm`: "canonical" (also when absent) or "montgomery"; `precomputeFactor`: an
+    /// integer (its range is checked where it is used), 1 when absent; `cache`: a `BaseCache`.
+    fn parse(options: Option<&js_sys::Object>) -> Result<Self, JsValue> {
+        let mut parsed = Options { point_form: PointForm::Canonical, precompute_factor: 1, cache: None };
+        let Some(options) = options else { return Ok(parsed) };
+        let form = Reflect::get(options, &"pointForm".into())?;
+        parsed.point_form = match form.as_string().as_deref() {
+            None if form.is_undefined() => PointForm::Canonical,
+            Some("canonical") => PointForm::Canonical,
+            Some("montgomery") => PointForm::Montgomery,
+            _ => return Err(type_error("pointForm must be \"canonical\" or \"montgomery\"")),
+        };
+        let factor = Reflect::get(options, &"precomputeFactor".into())?;
+        if !factor.is_undefined() {
+            let integer = factor.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f));
+            parsed.precompute_factor = integer.ok_or_else(|| type_error("precomputeFactor must be an integer"))? as u32;
+        }
+        let cache = Reflect::get(options, &"cache".into())?;
+        if !cache.is_undefined() {
+            parsed.cache = match handle_of(&cache)? {
+                Some(Handle::Cache(cache)) => Some(cache.upgrade().ok_or_else(|| type_error("the cache was freed"))?),
+                _ => return Err(type_error("cache must be a BaseCache")),
+            };
+        }
+        Ok(parsed)
     }
-    Ok(parsed)
-}
 
-/// `options.pointForm`: "canonical" (also when absent) or "montgomery".
-fn point_form(options: Option<&js_sys::Object>) -> Result<PointForm, JsValue> {
-    let Some(options) = options else { return Ok(PointForm::Canonical) };
-    let form = Reflect::get(options, &"pointForm".into())?;
-    match form.as_string().as_deref() {
-        None if form.is_undefined() => Ok(PointForm::Canonical),
-        Some("canonical") => Ok(PointForm::Canonical),
-        Some("montgomery") => Ok(PointForm::Montgomery),
-        _ => Err(JsError::new("pointForm must be \"canonical\" or \"montgomery\"").into()),
+    fn config(&self) -> MsmConfig<'_> {
+        MsmConfig {
+            point_form: self.point_form,
+            precompute_factor: self.precompute_factor,
+            cache: self.cache.as_deref(),
+            profile: false,
+        }
     }
 }
 
-/// Encoded points as a JS array of `Uint8Array`s.
-fn results(points: Vec<Vec<u8>>) -> Result<JsValue, JsValue> {
-    Ok(points.iter().map(|p| JsValue::from(Uint8Array::from(p.as_slice()))).collect::<Array>().into())
-}
-
-async fn run_msm(
-    ctx: &crate::MsmContext,
-    curve: &str,
-    points: &[u8],
-    scalars: &[u8],
-    form: PointForm,
-) -> Result<JsValue, JsValue> {
-    let result = ctx.msm_bytes_with(curve.parse().map_err(js_error)?, points, scalars, form).await.map_err(js_error)?;
-    Ok(Uint8Array::from(result.as_slice()).into())
-}
-
-/// Σ kᵢ·Pᵢ on a context created on first use and shared afterwards (`options` as for
-/// `MsmContext.msm`).
-#[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array>")]
-pub fn msm(
-    #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
-    points: Vec<u8>,
-    scalars: Vec<u8>,
-    #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: Option<js_sys::Object>,
+/// The promise of an MSM on the context `context` resolves to: the arguments are read out of JS
+/// first (so a bad one rejects before the context is created), with the lengths of a points
+/// buffer checked too where `check_first` (the top-level `msm`, whose context is created on
+/// first use); then one result, or an array of them for an array of scalars buffers.
+fn msm_promise<C: std::ops::Deref<Target = crate::MsmContext>>(
+    context: impl std::future::Future<Output = Result<C, MsmError>> + 'static,
+    curve: String,
+    points: JsValue,
+    scalars: JsValue,
+    options: Option<js_sys::Object>,
+    check_first: bool,
 ) -> Promise {
+    let read = || -> Result<_, JsValue> {
+        let curve: CurveId = curve.parse().map_err(js_error)?;
+        let bases = JsBases::from_js(&points)?;
+        let (sets, batch) = scalar_sets(&scalars)?;
+        let options = Options::parse(options.as_ref())?;
+        Ok((curve, bases, sets, batch, options))
+    };
+    let read = read();
     future_to_promise(async move {
-        let form = point_form(options.as_ref())?;
-        // The curve name and the buffers' lengths are checked before touching WebGPU, so they
-        // are reported as such everywhere; points are checked by the GPU.
-        check_lengths_of(curve.parse().map_err(js_error)?, &points, &scalars).map_err(js_error)?;
-        let ctx = crate::context::default_context().await.map_err(js_error)?;
-        run_msm(&ctx, &curve, &points, &scalars, form).await
+        let (curve, bases, sets, batch, options) = read?;
+        let sets: Vec<&[u8]> = sets.iter().map(Vec::as_slice).collect();
+        if let (true, JsBases::Points(points)) = (check_first, &bases) {
+            check_lengths_of(curve, points, &sets).map_err(js_error)?;
+        }
+        let ctx = context.await.map_err(js_error)?;
+        let output = ctx.msm_bytes(curve, bases.as_bases(), &sets, &options.config()).await.map_err(js_error)?;
+        let mut results: Vec<JsValue> = output.results.iter().map(|r| Uint8Array::from(r.as_slice()).into()).collect();
+        match batch {
+            true => Ok(results.into_iter().collect::<Array>().into()),
+            false => Ok(results.pop().expect("one result for one set")),
+        }
     })
+}
+
+/// Σ kᵢ·Pᵢ on a context created on first use and shared afterwards (the arguments of
+/// `MsmContext.msm`, over a points buffer). The typed signatures are in the TypeScript section
+/// above.
+#[wasm_bindgen(skip_typescript)]
+pub fn msm(curve: String, points: JsValue, scalars: JsValue, options: Option<js_sys::Object>) -> Promise {
+    // The curve name and the buffers' lengths are checked before touching WebGPU, so they are
+    // reported as such everywhere; points are checked by the GPU.
+    msm_promise(crate::context::default_context(), curve, points, scalars, options, true)
 }

@@ -237,14 +237,21 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     const bases = await ctx.prepare(curve, points(curve, [g, g]));
     try {
       if (bases.length !== 2) throw new Error(`length ${bases.length}`);
-      expectBytes(await bases.msm(scalars([2n, 3n])), fiveG, "prepared 2·G + 3·G");
-      expectBytes(await bases.msm(scalars([r, 1n])), G, "prepared r·G + G");
+      if (bases.curve !== curve) throw new Error(`curve ${bases.curve}`);
+      expectBytes(await ctx.msm(curve, bases, scalars([2n, 3n])), fiveG, "prepared 2·G + 3·G");
+      expectBytes(await ctx.msm(curve, bases, scalars([r, 1n])), G, "prepared r·G + G");
       // Fewer scalars take the first points (a prefix, as PLONK commits over an SRS); more fail.
-      expectBytes(await bases.msm(scalars([1n])), G, "prepared prefix 1·G");
-      await expectRejection(bases.msm(scalars([1n, 2n, 3n])), /length mismatch: 2 points but 3 scalars/);
+      expectBytes(await ctx.msm(curve, bases, scalars([1n])), G, "prepared prefix 1·G");
+      await expectRejection(ctx.msm(curve, bases, scalars([1n, 2n, 3n])), /length mismatch: 2 points but 3 scalars/);
+      const other = m.curves().find((c) => c !== curve);
+      if (other) {
+        await expectRejection(ctx.msm(other, bases, scalars([1n])), new RegExp(`^prepared bases of ${curve} given for an MSM on ${other}$`));
+      }
     } finally {
       bases.free();
     }
+    await expectRejection(ctx.msm(curve, bases, scalars([1n])), /^the object was freed$/);
+    await expectRejection(ctx.msm(curve, {}, scalars([1n])), /^points must be a Uint8Array or a PreparedBases$/);
   });
 
   await t("prepare with precomputeFactor: stored multiples, the same results", async () => {
@@ -254,42 +261,66 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     const expected = [m.arkworksMsm(curve, pts, ks1), m.arkworksMsm(curve, pts, ks2)];
     const bases = await ctx.prepare(curve, pts, { precomputeFactor: 4 });
     try {
-      expectBytes(await bases.msm(ks1), expected[0], "precomputed msm");
-      const both = await bases.msmBatch([ks2, ks1]);
+      expectBytes(await ctx.msm(curve, bases, ks1), expected[0], "precomputed msm");
+      const both = await ctx.msm(curve, bases, [ks2, ks1]);
       expectBytes(both[0], expected[1], "precomputed set 0");
       expectBytes(both[1], expected[0], "precomputed set 1");
     } finally {
       bases.free();
     }
+    // An MSM over points with a factor: prepared for that call.
+    expectBytes(await ctx.msm(curve, pts, ks1, { precomputeFactor: 2 }), expected[0], "points with a factor");
     (await ctx.prepare(curve, pts, {})).free();
     await expectRejection(ctx.prepare(curve, pts, { precomputeFactor: 0 }), /^precompute factor 0 is outside 1..=16$/);
     await expectRejection(ctx.prepare(curve, pts, { precomputeFactor: 17 }), /^precompute factor 17 is outside 1..=16$/);
     await expectRejection(ctx.prepare(curve, pts, { precomputeFactor: 2.5 }), /^precomputeFactor must be an integer$/);
   });
 
-  await t("msmBatch: one result per scalar set, over points and prepared bases", async () => {
+  await t("msm of an array of scalar sets: one result per set, over points and prepared bases", async () => {
     const n = 40;
     const [pts, ks1] = m.randomInputs(curve, n, 11n);
     const [, ks2] = m.randomInputs(curve, n, 12n);
     const zeros = scalars(new Array(n).fill(0n));
     const expected = [m.arkworksMsm(curve, pts, ks1), m.arkworksMsm(curve, pts, ks2), O];
-    const got = await ctx.msmBatch(curve, pts, [ks1, ks2, zeros]);
-    if (!Array.isArray(got) || got.length !== 3) throw new Error(`msmBatch gave ${got?.length} results for 3 sets`);
+    const got = await ctx.msm(curve, pts, [ks1, ks2, zeros]);
+    if (!Array.isArray(got) || got.length !== 3) throw new Error(`a batch gave ${got?.length} results for 3 sets`);
     got.forEach((r, i) => expectBytes(r, expected[i], `set ${i}`));
-    if ((await ctx.msmBatch(curve, pts, [])).length !== 0) throw new Error("no sets must give no results");
+    if ((await ctx.msm(curve, pts, [])).length !== 0) throw new Error("no sets must give no results");
+    const one = await ctx.msm(curve, pts, [ks1]);
+    if (!Array.isArray(one) || one.length !== 1) throw new Error("a batch of one set gives an array of one result");
     const bases = await ctx.prepare(curve, pts);
     try {
-      const prepared = await bases.msmBatch([ks2, ks1]);
+      const prepared = await ctx.msm(curve, bases, [ks2, ks1]);
       expectBytes(prepared[0], expected[1], "prepared set 0");
       expectBytes(prepared[1], expected[0], "prepared set 1");
-      await expectRejection(bases.msmBatch([ks1, scalars([1n])]), /^length mismatch: 40 points but scalar set 1 has 1 scalars$/);
+      await expectRejection(ctx.msm(curve, bases, [ks1, scalars([1n])]), /^length mismatch: 40 points but scalar set 1 has 1 scalars$/);
     } finally {
       bases.free();
     }
-    await expectRejection(ctx.msmBatch(curve, pts, [ks1, scalars([1n])]), /^length mismatch: 40 points but scalar set 1 has 1 scalars$/);
-    await expectRejection(ctx.msmBatch(curve, pts, [ks1, new Uint8Array(31)]), /^scalars buffer of 31 bytes is not a multiple of 32 bytes$/);
-    await expectRejection(ctx.msmBatch(curve, pts, [ks1, "ks2"]), /^scalar set 1 is not a Uint8Array$/);
-    await expectRejection(ctx.msmBatch(curve, pts, ks1), /^scalar sets must be an array of Uint8Array$/);
+    await expectRejection(ctx.msm(curve, pts, [ks1, scalars([1n])]), /^length mismatch: 40 points but scalar set 1 has 1 scalars$/);
+    await expectRejection(ctx.msm(curve, pts, [ks1, new Uint8Array(31)]), /^scalars buffer of 31 bytes is not a multiple of 32 bytes$/);
+    await expectRejection(ctx.msm(curve, pts, [ks1, "ks2"]), /^scalar set 1 is not a Uint8Array$/);
+    await expectRejection(ctx.msm(curve, pts, "ks1"), /^scalars must be a Uint8Array or an array of Uint8Array$/);
+  });
+
+  await t("BaseCache in the options: bases recognised by their bytes", async () => {
+    const n = 40;
+    const [pts, ks] = m.randomInputs(curve, n, 15n);
+    const expected = m.arkworksMsm(curve, pts, ks);
+    const cache = new m.BaseCache();
+    try {
+      expectBytes(await ctx.msm(curve, pts, ks, { cache }), expected, "first sight");
+      expectBytes(await ctx.msm(curve, pts.slice(), ks, { cache }), expected, "the same bytes, a new buffer");
+      const stats = cache.stats();
+      if (stats.uploads !== 1 || stats.hits !== 1 || stats.sets !== 1 || !(stats.gpuBytes > 0)) {
+        throw new Error(`stats ${JSON.stringify(stats)}`);
+      }
+      await expectRejection(ctx.msm(curve, pts, ks, { cache: {} }), /^cache must be a BaseCache$/);
+      cache.clear();
+      if (cache.stats().sets !== 0) throw new Error("clear() leaves no sets");
+    } finally {
+      cache.free();
+    }
   });
 
   // Bad input: each rejects with an Error naming the problem.
