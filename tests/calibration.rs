@@ -146,11 +146,7 @@ impl CurveFn for FullCalibration {
         let ctx = block_on(MsmContext::new()).and_then(|ctx| ctx.with_options(unlimited)).expect("adapter");
         let chosen = calibration::<G>(&ctx);
         let measured: Vec<Accumulation> = chosen.accumulation_seconds.iter().map(|(a, _)| *a).collect();
-        let candidates = match default_edwards_accumulation(&ctx) {
-            Accumulation::EdwardsAffine => [Accumulation::EdwardsAffine, Accumulation::Edwards],
-            _ => [Accumulation::Edwards, Accumulation::EdwardsAffine],
-        };
-        assert_eq!(measured, candidates, "{chosen:?}");
+        assert_eq!(measured, ctx.device_profile().accumulations(G::spec()), "{chosen:?}");
         let fastest = chosen.accumulation_seconds.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("two");
         assert_eq!(chosen.kernels.accumulation, fastest.0, "{chosen:?}");
         matches_arkworks::<G>(&ctx);
