@@ -218,7 +218,7 @@ impl JsMsmContext {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String,
         points: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: Option<js_sys::Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "MsmOptions")] options: Option<js_sys::Object>,
     ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
@@ -344,7 +344,7 @@ impl JsBaseCache {
     /// recently used ones are dropped), unbounded when absent.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "{ maxGpuBytes?: number }")] options: Option<js_sys::Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ maxGpuBytes?: number }")] options: Option<js_sys::Object>,
     ) -> Result<JsBaseCache, JsValue> {
         let mut budget = None;
         if let Some(options) = options {
