@@ -15,6 +15,8 @@
 //! turn in this process; run one `--entry` per process to measure each one's peak alone.
 //! `--dump DIR` also writes each composed WGSL module there.
 
+mod cli;
+
 use std::time::Instant;
 
 use webgpu_msm::curve::CurveSpec;
@@ -32,8 +34,8 @@ fn peak_rss_mib() -> u64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let args = cli::Args::from_env();
+    let value = |flag: &str| args.value(flag).map(str::to_owned);
     // `NAME-edwards` is curve NAME on its twisted Edwards model (the default kernels of
     // bls12-377 on hardware GPUs), `NAME-edwards-affine` the same with affine stored points
     // (software GPUs); NAME alone is its own model.
@@ -96,7 +98,7 @@ fn main() {
         let start = Instant::now();
         let descriptor =
             wgpu::ShaderModuleDescriptor { label: Some(stage.file()), source: wgpu::ShaderSource::Wgsl(source.into()) };
-        let module = if args.iter().any(|a| a == "--unchecked") {
+        let module = if args.flag("--unchecked") {
             // SAFETY: a diagnostic of compile time only; nothing is dispatched.
             unsafe { device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked()) }
         } else {

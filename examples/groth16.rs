@@ -10,6 +10,8 @@
 //! - the GPU prover, and its host part: synthesis with the quotient polynomial (the same code
 //!   as arkworks'); the rest is the GPU's MSMs.
 
+mod cli;
+
 use std::time::{Duration, Instant};
 
 use ark_ec::pairing::Pairing;
@@ -126,12 +128,10 @@ where
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
-    let steps: usize =
-        value("--constraints").map_or(1 << 14, |v| v.parse().expect("--constraints takes an integer")) - 1;
-    let precompute_factor = value("--precompute").map_or(1, |v| v.parse().expect("--precompute takes an integer"));
+    let args = cli::Args::from_env();
+    let curve = args.curve("bls12-377").to_string();
+    let steps: usize = args.parsed("--constraints", "an integer").unwrap_or(1 << 14) - 1;
+    let precompute_factor = args.parsed("--precompute", "an integer").unwrap_or(1);
     let options = MsmConfig { precompute_factor, ..MsmConfig::default() };
     match curve.as_str() {
         #[cfg(feature = "bn254")]
@@ -140,9 +140,6 @@ fn main() {
         "bls12-381" => run::<ark_bls12_381::Bls12_381>(steps, options),
         #[cfg(feature = "bls12-377")]
         "bls12-377" => run::<ark_bls12_377::Bls12_377>(steps, options),
-        other => {
-            eprintln!("--curve {other}: a pairing curve of this build (bn254, bls12-381, bls12-377)");
-            std::process::exit(2);
-        }
+        other => cli::exit(&format!("--curve {other}: a pairing curve of this build (bn254, bls12-381, bls12-377)")),
     }
 }

@@ -12,24 +12,22 @@
 //! bases cached (a later proof's call: the points are fingerprinted, only scalars uploaded).
 //! Each figure is the median of 3 warm calls.
 
+mod cli;
+
 use std::time::Instant;
 
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::testing::encode_point;
-use webgpu_msm::{BaseCache, CurveFn, CurveId, GpuCurve, MsmConfig, MsmContext, PointForm};
+use webgpu_msm::{BaseCache, CurveFn, GpuCurve, MsmConfig, MsmContext, PointForm};
 
 const CALLS: usize = 3;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let curve: CurveId = value("--curve").unwrap_or_else(|| "bls12-377".into()).parse().unwrap_or_else(|e| {
-        eprintln!("{e}");
-        std::process::exit(2)
-    });
-    let log_size: u32 = value("--log-size").map_or(20, |v| v.parse().expect("--log-size takes an integer"));
+    let args = cli::Args::from_env();
+    let curve = args.curve("bls12-377");
+    let log_size = args.log_size(20);
     curve.call(HostShare { log_size });
 }
 

@@ -27,6 +27,9 @@
 //! at least 16; `webgpu_msm::plan::force_hardware_chunk_len`), to measure on a device how the
 //! accumulation's thread count matters.
 
+mod cli;
+
+use cli::{exit, Args};
 use std::time::Instant;
 
 use ark_ec::VariableBaseMSM;
@@ -34,8 +37,8 @@ use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::{
-    Accumulation, Bases, Bench, Calibration, ContextOptions, CurveFn, CurveId, DeviceProfile, GpuCurve, MsmConfig,
-    MsmContext, MsmError, MulForm, PreparedBases, Profile,
+    Accumulation, Bases, Bench, Calibration, ContextOptions, CurveFn, DeviceProfile, GpuCurve, MsmConfig, MsmContext,
+    MsmError, MulForm, PreparedBases, Profile,
 };
 
 /// `--field`'s form families: the name and form of each, which `NAME-R` takes with R rounds per
@@ -67,50 +70,35 @@ fn field_form(name: &str) -> Option<MulForm> {
 
 fn main() {
     quiet_headless_vulkan_layer();
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let curve = value("--curve").unwrap_or_else(|| "bls12-377".into());
-    let log_size: u32 = value("--log-size").map_or(16, |v| v.parse().expect("--log-size takes an integer"));
-    let profile = args.iter().any(|a| a == "--profile");
-    let form = value("--field").map(|name| {
-        field_form(&name).unwrap_or_else(|| {
-            eprintln!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-loops or narrow-loops-R (each batched product in its own loop), narrow-unbatched or narrow-unbatched-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-unbatched or wide-unbatched-R (products one after another)");
-            std::process::exit(2);
-        })
+    let args = Args::from_env();
+    let curve = args.curve("bls12-377");
+    let log_size = args.log_size(16);
+    let profile = args.flag("--profile");
+    let form = args.value("--field").map(|name| {
+        field_form(name).unwrap_or_else(|| exit(&format!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-loops or narrow-loops-R (each batched product in its own loop), narrow-unbatched or narrow-unbatched-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-unbatched or wide-unbatched-R (products one after another)")))
     });
-    let calibrate_all = args.iter().any(|a| a == "--calibrate-all");
-    let device_profile = value("--device-profile").map(|name| {
-        DeviceProfile::ALL.into_iter().find(|p| p.name == name).unwrap_or_else(|| {
-            eprintln!("unknown --device-profile {name}: use hardware, llvmpipe or swiftshader");
-            std::process::exit(2);
-        })
+    let calibrate_all = args.flag("--calibrate-all");
+    let device_profile = args.value("--device-profile").map(|name| {
+        DeviceProfile::ALL
+            .into_iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| exit(&format!("unknown --device-profile {name}: use hardware, llvmpipe or swiftshader")))
     });
-    let profile_cold = args.iter().any(|a| a == "--profile-cold");
-    let warm_calls: usize = value("--warm-calls").map_or(0, |v| v.parse().expect("--warm-calls takes an integer"));
-    let prepared: Option<u32> = value("--prepared").map(|v| v.parse().expect("--prepared takes a precompute factor"));
-    if let Some(len) = value("--chunk-len") {
+    let profile_cold = args.flag("--profile-cold");
+    let warm_calls: usize = args.parsed("--warm-calls", "an integer").unwrap_or(0);
+    let prepared: Option<u32> = args.parsed("--prepared", "a precompute factor");
+    if let Some(len) = args.value("--chunk-len") {
         let len = len.parse().ok().filter(|&len| webgpu_msm::plan::force_hardware_chunk_len(Some(len)));
         if len.is_none() {
-            eprintln!("--chunk-len takes a power of two of at least {}", webgpu_msm::plan::MIN_CHUNK_LEN);
-            std::process::exit(2);
+            exit(&format!("--chunk-len takes a power of two of at least {}", webgpu_msm::plan::MIN_CHUNK_LEN));
         }
     }
-    let accumulation = match value("--accumulation").as_deref() {
+    let accumulation = match args.value("--accumulation") {
         None => None,
         Some("projective") => Some(Accumulation::Projective),
         Some("edwards") => Some(Accumulation::Edwards),
         Some("edwards-affine") => Some(Accumulation::EdwardsAffine),
-        Some(other) => {
-            eprintln!("unknown --accumulation {other}: use projective, edwards or edwards-affine");
-            std::process::exit(2);
-        }
-    };
-    let curve: CurveId = match curve.parse() {
-        Ok(curve) => curve,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
+        Some(other) => exit(&format!("unknown --accumulation {other}: use projective, edwards or edwards-affine")),
     };
     let ok = curve.call(Run {
         log_size,

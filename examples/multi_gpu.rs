@@ -5,6 +5,8 @@
 //!  cargo run --release --example multi_gpu -- --log-size 16` (lavapipe and SwiftShader; the
 //! curve is ed-on-bls12-377). Each time is the median of 3 warm calls.
 
+mod cli;
+
 use std::time::{Duration, Instant};
 
 use ark_ec::VariableBaseMSM;
@@ -27,12 +29,7 @@ fn median_of_3(mut f: impl FnMut()) -> Duration {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let log_size: u32 = args
-        .iter()
-        .position(|a| a == "--log-size")
-        .and_then(|i| args.get(i + 1))
-        .map_or(16, |v| v.parse().expect("--log-size takes an integer"));
+    let log_size = cli::Args::from_env().log_size(16);
     let n = 1usize << log_size;
     let mut rng = StdRng::seed_from_u64(n as u64);
     let points = random_points::<G, _>(n, &mut rng);

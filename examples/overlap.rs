@@ -9,32 +9,28 @@
 //! Natively a call blocks its thread while it waits for the GPU, so overlapping calls need
 //! threads (or a multi-threaded executor); futures joined on one thread run one after another.
 
+mod cli;
+
 use std::time::{Duration, Instant};
 
 use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::inputs::random_points;
-use webgpu_msm::{ContextOptions, CurveFn, CurveId, GpuCurve, MsmContext};
+use webgpu_msm::{ContextOptions, CurveFn, GpuCurve, MsmContext};
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let curve: CurveId = match value("--curve").unwrap_or_else(|| "ed-on-bls12-377".into()).parse() {
-        Ok(curve) => curve,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
-    let log_size: u32 = value("--log-size").map_or(16, |v| v.parse().expect("--log-size takes an integer"));
-    let ks: Vec<usize> = value("--k")
-        .unwrap_or_else(|| "2,4".into())
+    let args = cli::Args::from_env();
+    let curve = args.curve("ed-on-bls12-377");
+    let log_size = args.log_size(16);
+    let ks: Vec<usize> = args
+        .value("--k")
+        .unwrap_or("2,4")
         .split(',')
-        .map(|k| k.parse().expect("--k takes integers separated by commas"))
+        .map(|k| k.parse().unwrap_or_else(|_| cli::exit("--k takes integers separated by commas")))
         .collect();
-    let workspaces: Option<usize> = value("--workspaces").map(|v| v.parse().expect("--workspaces takes an integer"));
-    let reps: usize = value("--reps").map_or(3, |v| v.parse().expect("--reps takes an integer"));
+    let workspaces: Option<usize> = args.parsed("--workspaces", "an integer");
+    let reps: usize = args.parsed("--reps", "an integer").unwrap_or(3);
     curve.call(Run { log_size, ks, workspaces, reps: reps.max(1) });
 }
 
