@@ -32,9 +32,8 @@
 # downloaded), crates.io for the harness's dependencies. Builds go to $PEER_BUILD_DIR (default
 # /tmp/webgpu-msm-peer-build). Exit status 1 when the peer ran nowhere (diagnostics printed).
 #
-# Our own BN254 row: once bn254 lands in this crate, `cargo run --release --example msm --
-# --curve bn254 --log-size 16` (native) and the www/ page or `scripts/test-page.sh` (browser) give
-# it; see BENCHMARKS.md for the placeholder row.
+# Our own BN254 row: `cargo run --release --example msm -- --curve bn254 --log-size 16` (native)
+# and the www/ page or `scripts/test-page.sh` (browser) give it.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 

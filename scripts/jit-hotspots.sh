@@ -3,8 +3,8 @@
 # example on SwiftShader or lavapipe), samples the whole machine with perf while it runs, then
 # disassembles the hottest JIT code of the still-running process with gdb and prints the
 # share of samples in JIT code, an instruction histogram and the first lines of that code.
-# Neither driver keeps symbols for its JIT code, so this is how BENCHMARKS.md's counts of
-# stack loads and stores per multiplication were taken (twenty-ninth session).
+# Neither driver keeps symbols for its JIT code, so this is how to count a multiplication's
+# stack loads and stores (BENCHMARKS.md, "SwiftShader natively (2-core machine)").
 #
 # Usage: bash scripts/jit-hotspots.sh [--delay S] [--seconds S] [--instructions N] -- COMMAND...
 #   --delay S         wait S seconds before sampling, past compilation and calibration (20)

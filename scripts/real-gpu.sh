@@ -17,7 +17,7 @@
 #   base      msm-base at 2^16 and 2^20
 #   forms     each of FORMS on FORMS_CURVES at 2^FORMS_SIZE, against the calibrated form
 #             (default: the batched form software GPUs run, with its plan, and loops of 2 and
-#             6 rounds; the sixth session measured straight-line code, wide-gpu-12)
+#             6 rounds; wide-gpu-12 is straight-line code)
 #   chunks    each G1 curve at 2^CHUNKS_SIZE (default 20) with the plan's accumulation chunks
 #             and with each of CHUNK_LENS entries per thread (default "512 128 64 32"), in
 #             turn: whether a GPU runs the plan's 69,632 threads at 2^20 in one round and a
@@ -36,8 +36,8 @@
 #   host      host share at 2^20
 #   tests     the GPU tests, CI=true, with TEST_ARGS
 # SIZES, CURVES and G2_CURVES override the sweeps. Each summary line is also written to the log
-# as soon as its run ends, so a call cut short keeps them. BENCHMARKS.md ("Real GPU") records
-# what it printed.
+# as soon as its run ends, so a call cut short keeps them. BENCHMARKS.md ("NVIDIA H200") records
+# what it prints.
 set -u
 bin=$1
 log=$2

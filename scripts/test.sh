@@ -21,7 +21,7 @@ need_chromium
 need_node
 
 # Two lanes at once: the lavapipe steps keep about 1.8 cores of a 2-core machine busy, the
-# browser and JS steps about one (their CPU time ÷ wall time, BENCHMARKS.md), so one after the
+# browser and JS steps about one (their CPU time ÷ wall time), so one after the
 # other left a core idle for half the run. The second lane installs its cargo tool first:
 # it builds in a directory of its own, beside the first lane's test build, which holds
 # target/ (the wasm builds would wait for it). Its output is kept in a file and printed when

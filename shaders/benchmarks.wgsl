@@ -5,7 +5,7 @@
 //     shows what the curve formulas' additions, subtractions and data movement cost on top.
 //     Each addition loads its point, as accumulate_chunks does: a point held across the chain
 //     would keep its registers live throughout, which spilled where the accumulation does not
-//     (the BLS12 G2 groups on navi21; BENCHMARKS.md).
+//     (the BLS12 G2 groups on navi21).
 #import common
 #import field
 #import curve

@@ -62,7 +62,7 @@ const OP_LAST: u32 = 4u;    // sum += scaled
 // The three running points: on hardware GPUs (products one after another, !PRODUCTS_BATCHED)
 // they live in memory, partials[id + STATE_* · K·T], and each addition loads its operands and
 // stores its result, so only an addition's operands are live (held in registers, the
-// reduction spilled on a real GPU compiler: gpu-isa-stats, BENCHMARKS.md). On software GPUs
+// reduction spills on a real GPU compiler: gpu-isa-stats). On software GPUs
 // (batched products) they stay in private variables, which those run faster. Either way
 // STATE_SUM ends in partials[id], which the host reads back.
 const STATE_SUM: u32 = 0u;

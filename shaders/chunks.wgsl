@@ -78,7 +78,7 @@ fn add_entry(p: Point, e: u32) -> Point {
 #if STORED_READ_AT_USE
 // HWCD's mixed addition of stored point i (negated where `negative`), the same values as
 // point_add_stored's, with each stored coordinate read from storage just before its product:
-// loaded whole, the stored point holds registers through every product (BENCHMARKS.md).
+// loaded whole, the stored point holds registers through every product on a real GPU compiler.
 // Negation swaps y − x with y + x and negates 2d·t. Y − X and Y + X are formed first, so that
 // X and Y are not live across a product.
 fn add_niels_entry(p: Point, i: u32, negative: bool) -> Point {

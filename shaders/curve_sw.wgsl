@@ -73,7 +73,7 @@ fn point_finish(t0: Field, t1: Field, t3: Field, t4: Field, y3: Field, z3: Field
     return Point(m.r[0], m.r[1], m.r[2]);
 #else
     // One sum at a time, in the order that measured fewest registers on a real GPU compiler
-    // (navi21; BENCHMARKS.md): at most six inputs and two results live (G2 points exceed a real
+    // (navi21): at most six inputs and two results live (G2 points exceed a real
     // GPU's registers otherwise).
     let x = field_mul_sum(t3, t1, field_neg(y3), t4);
     let y = field_mul_sum(y3, t0, t1, z3);
@@ -139,7 +139,7 @@ fn point_add(p: Point, q: Point) -> Point {
 // RCB algorithm 7 with one product at a time (hardware GPUs): the same values as point_add's
 // batched order. The three plain products come first, then the six coordinate sums, so that
 // each input is last used early: fewer values live during each product (up to 32 fewer VGPRs on
-// navi21; BENCHMARKS.md). t2 waits in the stash while the sums are formed, the addition's
+// navi21). t2 waits in the stash while the sums are formed, the addition's
 // widest point (the BLS12 G2 groups spilled there; src/wgsl/stash.rs).
 fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t0 = field_mul(p.x, q.x);

@@ -51,14 +51,14 @@ fn fp2_from_products(a0b0: Fp, a1b1: Fp, sum_product: Fp) -> Field {
 // With 32-bit limbs (FP_SUMS_FUSED), the schoolbook form as two fused base sums instead,
 //   a·b = (a0·b0 + (β·a1)·b1) + (a0·b1 + a1·b0)·u:
 // four products but two reductions where Karatsuba takes three of each, and no sums of
-// coordinates; a third fewer instructions on a real GPU compiler (BENCHMARKS.md).
+// coordinates; a third fewer instructions on a real GPU compiler.
 fn field_mul(a: Field, b: Field) -> Field {
 #if FP_SUMS_FUSED
     return Field(fp_mul_sum(a.c0, b.c0, fp_mul_by_nonresidue(a.c1), b.c1), fp_mul_sum(a.c0, b.c1, a.c1, b.c0));
 #else
 #if !PRODUCTS_BATCHED
-    // The coordinate sums are reduced here: lazy ones (fp_add_lazy, as batches take them) spilled
-    // 299 VGPRs instead of 239 in bls12-381-g2's 13-bit accumulation on navi21 (BENCHMARKS.md).
+    // The coordinate sums are reduced here: lazy ones (fp_add_lazy, as batches take them) spill
+    // 299 VGPRs instead of 239 in bls12-381-g2's 13-bit accumulation on navi21.
     let sum_product = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
     let a0b0 = fp_mul(a.c0, b.c0);
     return fp2_from_products(a0b0, fp_mul(a.c1, b.c1), sum_product);

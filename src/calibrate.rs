@@ -338,11 +338,10 @@ impl<'a> Microbenchmark<'a> {
 /// to [`MAX_BENCH_THREADS`], until a run takes at least [`MIN_RUN_SECONDS`] (shorter runs
 /// measure the submission more than the kernel). On a hardware GPU on from there while 4× the
 /// threads still raise the rate by [`FILL_GAIN`] and the last run took at most
-/// [`MAX_FILL_RUN_SECONDS`]: a slow kernel reaches 20 ms long before it fills a large GPU. By
-/// its rate the H100 timed the BLS12 G2 groups' 13-bit mixed additions over 1,024 threads
-/// (under 8 per SM) against the 32-bit form's 65,536, and the profiles' fixed 16,384 threads
-/// measured an H200's 32-bit multiplications at 2.1–9.1 G/s where 2^18 threads gave 15 G/s
-/// (BENCHMARKS.md).
+/// [`MAX_FILL_RUN_SECONDS`]: a slow kernel reaches 20 ms long before it fills a large GPU.
+/// Stopping at that length, an H100 times the BLS12 G2 groups' 13-bit mixed additions over
+/// 1,024 threads (under 8 per SM) against the 32-bit form's 65,536, and a fixed 16,384 threads
+/// measure an H200's 32-bit multiplications at 2.1–9.1 G/s where 2^18 threads give 15 G/s.
 /// Software GPUs are full at a few hundred threads, and each longer run costs them seconds.
 #[derive(Debug)]
 struct ThreadSearch {
@@ -852,7 +851,8 @@ mod tests {
         if bench == Bench::FieldMul {
             assert!(multiplications_settle(spec, &rates), "{rates:?}");
         }
-        // On the software GPUs the 32-bit multiplication is the faster (BENCHMARKS.md).
+        // Where the profile compares forms by their multiplication (software GPUs), the 32-bit
+        // multiplication is the faster.
         if ctx.gpu().profile.form_benchmark == Bench::FieldMul {
             assert_eq!(bench, Bench::FieldMul, "{rates:?}");
         }

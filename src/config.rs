@@ -18,8 +18,9 @@ pub struct ContextOptions {
     /// The field form of every curve's shaders instead of the one calibration picks
     /// ([`Calibration`](crate::Calibration)): to compare forms on one's own device, or to
     /// override the choice. Default `None` (calibrated). [`MulForm::Wide`] needs a device with
-    /// 64-bit integers. Products one after another (`batched: false`) on llvmpipe fit only
-    /// inputs whose threads stay within its loop budget (see [`MulForm::batched`]).
+    /// 64-bit integers. Products one after another (`batched: false`) fit a device that caps an
+    /// invocation's loop back-edges only for inputs whose threads stay within that budget (see
+    /// [`MulForm::batched`]).
     pub mul_form: Option<MulForm>,
     /// The bucket accumulation of every curve instead of the one calibration picks. Default
     /// `None` (calibrated). Twisted Edwards curves always run [`Accumulation::Projective`], and
@@ -76,11 +77,12 @@ pub struct MsmConfig<'a> {
     /// 64·F bytes for bn254 with 32-bit limbs, plus 4·F bytes of flags), c and W are fixed when
     /// they are prepared, a pass holds fewer points (inputs are split into more passes against
     /// the device's limits), and MSMs over them take all their scalars (no prefix). It pays where
-    /// reduction dominates: small inputs on software GPUs (0.6–0.8× at 2^10–2^12 on lavapipe).
+    /// reduction dominates: small inputs on software GPUs (calls 0.6–0.8× as long at 2^10–2^12).
     /// On a hardware GPU at 2^20 the reduction it divides takes a few milliseconds, and F = 4
-    /// made calls 1.4–1.9× slower on an NVIDIA H200 (BENCHMARKS.md), when its accumulation ran
-    /// a quarter of a plain call's threads; hardware plans now keep a plain call's chunk length
-    /// for them, not yet measured on a GPU: measure before choosing F > 1.
+    /// makes calls 1.4–1.9× slower on an NVIDIA H200 when its accumulation runs a quarter of a
+    /// plain call's threads (BENCHMARKS.md, "Prepared bases with a precompute factor"). Hardware
+    /// plans keep a plain call's chunk length for them, which no GPU has measured yet: measure
+    /// before choosing F > 1.
     ///
     /// Read where points are uploaded: by `prepare`, and by an MSM over points, which prepares
     /// them with it for that call only (so F > 1 pays only on bases prepared once for many

@@ -8,10 +8,10 @@
 //! proofs are those arkworks makes with the same r and s.
 //!
 //! Within one proof no two MSMs share their bases, so the batch API does not fit there. One
-//! batch of three sets over all four queries side by side (each set zero outside its query)
-//! was measured and not kept: on a software GPU at 2^14 constraints its G1 part took 1.14–1.19×
-//! arkworks' G1 MSMs against 0.77–0.97× for the three calls, since every set then pays bucket
-//! reductions sized for all four queries (BENCHMARKS.md, "Groth16").
+//! batch of three sets over all four queries side by side (each set zero outside its query) is
+//! slower: on a software GPU at 2^14 constraints its G1 part takes 1.14–1.19× arkworks' G1 MSMs
+//! against 0.77–0.97× for the three calls, since every set then pays bucket reductions sized for
+//! all four queries.
 //!
 //! [ark-groth16]: https://docs.rs/ark-groth16/0.6
 

@@ -15,8 +15,8 @@ pub const MAX_SEGMENTS: u32 = 256;
 /// Buckets each reduction thread walks at least (its fixed cost is a small scalar
 /// multiplication of about 1.5·c additions, against 2 per bucket). Compact plans
 /// ([`PlanShape::Compact`], software GPUs) run this: with 128 instead of 32, 2^16 points'
-/// reduction (32 threads per window instead of 128) took 15% less time on both software GPUs
-/// measured (BENCHMARKS.md), with still 10 workgroups of 64 threads to spread over a CPU's
+/// reduction (32 threads per window instead of 128) takes 15% less time on both software GPUs
+/// measured, with still 10 workgroups of 64 threads to spread over a CPU's
 /// cores. Spread plans split it further ([`Plan::shaped`]).
 pub const MIN_SEGMENT_LEN: u32 = 128;
 /// Reduction threads a spread plan aims for ([`Plan::shaped`]). Each reduction
@@ -69,12 +69,11 @@ pub const MAX_CHUNKS_PER_WINDOW: u32 = 4096;
 /// one shared inversion (`NORMALIZE_BATCH` in `shaders/common.wgsl`). An inversion costs about
 /// 450 multiplications on BLS12-377's field, so 1.8 per point, beside the 7 of the division; the
 /// software GPUs that run this by default need few threads (2^16 points: 256), and batches of
-/// 128 took the step 10% longer on one (BENCHMARKS.md).
+/// 128 make the step 10% longer on one.
 pub const NORMALIZE_BATCH: u32 = 256;
 /// Chunks are about this many average buckets long: longer chunks mean fewer bucket pieces to
 /// combine afterwards, shorter ones more threads. On a software GPU at 2^16, 4 instead of 2
-/// took bls12-377 from 618 to 590 ms (ed-on-bls12-377 within noise); 8 was no better
-/// (BENCHMARKS.md).
+/// takes 5% off a bls12-377 call (ed-on-bls12-377 within noise); 8 is no better.
 pub const BUCKETS_PER_CHUNK: u32 = 4;
 
 /// How a device runs a plan's threads ([`Plan::shaped`]; the device profile chooses,
@@ -162,8 +161,9 @@ impl Plan {
     /// ([`Plan::chunk_len_for`]), so its accumulation runs about as many threads as that call's,
     /// F times as many chunks per window as [`MAX_CHUNKS_PER_WINDOW`] allows compact plans:
     /// with their F·m entries per window in at most 4,096 chunks, prepared bases with F = 4 at
-    /// 2^20 points ran 20,480 accumulation threads of 1,024 entries each where plain calls run
-    /// 69,632 of 256, and took 1.4–1.9× as long as F = 1 on an H200 (BENCHMARKS.md). Their
+    /// 2^20 points run 20,480 accumulation threads of 1,024 entries each where plain calls run
+    /// 69,632 of 256, and take 1.4–1.9× as long as F = 1 on an H200 (BENCHMARKS.md, "Prepared
+    /// bases with a precompute factor"). Their
     /// carry groups grow to about the square root of the chunks per window ([`CARRY_GROUP`]), so
     /// neither `combine_carries` nor a reduction thread adds a longer chain of carries than that.
     /// Applying it twice changes nothing, so buffer sizing and dispatch can both apply it.

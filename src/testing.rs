@@ -29,7 +29,8 @@ pub fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
 /// Without an adapter it prints `SKIPPED` and returns `None`, so a developer machine without a
 /// GPU still runs the CPU tests; with `CI=true` it panics instead, so CI can never pass by
 /// skipping the GPU. With `WEBGPU_MSM_EXPECT_ADAPTER` set (the test scripts set it), it panics
-/// unless the adapter's name contains it: a run meant for SwiftShader cannot silently use lavapipe.
+/// unless the adapter's name contains it: a run meant for one software GPU cannot silently use
+/// another.
 pub fn shared_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
     let ctx = CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()))).as_ref();

@@ -65,7 +65,7 @@ fn every_composed_shader_validates_with_naga() {
 
 /// A define chooses code through the composer's `#if NAME` blocks, never through a WGSL
 /// branch: drivers inline every function before they drop a constant branch, so each caller
-/// compiled the dead arm's products too (4–23× the compile time on ACO; BENCHMARKS.md). No
+/// compiled the dead arm's products too (4–23× the compile time on ACO). No
 /// composed module names a define outside a comment (the composer decides, in Rust), and none
 /// branches on a `const NAME: bool` the generated code declares.
 #[test]

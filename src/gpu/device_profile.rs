@@ -3,7 +3,7 @@
 //! The rest of the crate asks a profile's named setting (which field form a curve runs, how a
 //! plan is shaped, which accumulations calibration weighs) and never which device it is on; this
 //! module alone names drivers. Each setting is documented once, here, with the measurement that
-//! justifies it (the numbers come from BENCHMARKS.md). The model is wgpu-hal's `Workarounds`,
+//! justifies it. The model is wgpu-hal's `Workarounds`,
 //! one set of flags filled per adapter.
 //!
 //! Three presets cover the devices measured so far: [`DeviceProfile::HARDWARE`] (GPUs with

@@ -1,15 +1,15 @@
 //! Natively, the host-visible buffers that a workspace's inputs are written into, copied from
 //! on the GPU into the buffers that hold them. `queue.write_buffer` instead allocates fresh
 //! staging memory on every call, and the first touch of fresh memory costs a page fault per
-//! 4 KiB page: on a software GPU that was 9–10× a memcpy of the inputs per call for BLS12-381 at
-//! 2^19–2^20 (BENCHMARKS.md). In browsers `write_buffer` hands WebGPU a view of the WASM
+//! 4 KiB page: on a software GPU that costs 9–10× a memcpy of the inputs per call for BLS12-381
+//! at 2^19–2^20. In browsers `write_buffer` hands WebGPU a view of the WASM
 //! memory, one copy already, so they keep it.
 //!
 //! The staging memory is cut into parts of [`PART_BYTES`], each a buffer of its own. A large
 //! upload is written part by part, and each part's copy is submitted as soon as the part is
 //! written, so that the GPU copies one part while the host writes the next. On a discrete GPU
-//! that copy crosses the PCIe bus: with the host's write, it took a third of a one-off 2^20
-//! call on the H100 and the H200 (BENCHMARKS.md), one after the other.
+//! that copy crosses the PCIe bus: with the host's write, one after the other, it takes a third
+//! of a one-off 2^20 call on an H100 or an H200.
 
 use std::sync::{Condvar, Mutex};
 
@@ -26,8 +26,8 @@ const PART_BYTES: u64 = 8 << 20;
 const PIECE_BYTES: usize = 512 << 10;
 /// Uploads of at least this many bytes in all are written on several threads.
 const PARALLEL_WRITE_BYTES: usize = 1 << 22;
-/// Most threads that write one upload: one thread's copy ran at about 6 GB/s on the H100's
-/// host, half of a 2^20 bn254 call (BENCHMARKS.md, "First real GPU").
+/// Most threads that write one upload: one thread copies about 6 GB/s on an H100's host, which
+/// makes the write half of a 2^20 bn254 call.
 const MAX_WRITE_THREADS: usize = 8;
 
 /// Host-visible MAP_WRITE buffers, the parts of the staging memory, kept mapped between uses.

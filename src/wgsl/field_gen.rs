@@ -669,7 +669,7 @@ fn sums_of_two_products() -> String {
 /// chains of additions are independent: on a software GPU whose compiler keeps most of a
 /// product's values in memory (x86 has 16 vector registers), ed-on-bls12-377's accumulation
 /// (batches of 3 and 4 products over 20 limbs) runs 12–15% faster than with the loop of 10
-/// rounds, where one product at a time, or 30 limbs, gained nothing (BENCHMARKS.md). The
+/// rounds, where one product at a time, or 30 limbs, gains nothing. The
 /// modulus is spelled out: products by its zero limbs are left out, by its limbs equal to 1 are
 /// m itself.
 fn mul_scanned_products(f: &Montgomery, k: usize) -> String {

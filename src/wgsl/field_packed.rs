@@ -5,8 +5,9 @@
 //! directly, [`mul_packed_a`]). A projective point of a 30-limb field then
 //! holds 45 registers instead of 90, which is what a real GPU compiler needs to fit the curve
 //! formulas and one multiplication's working set into its register budget
-//! (`../shared/tools/gpu-isa-stats`, BENCHMARKS.md). Software GPUs keep unpacked values
-//! ([`super::MulForm::packed_values`]): there the packing is only extra instructions.
+//! (`../shared/tools/gpu-isa-stats`; BENCHMARKS.md, "Registers on a real GPU compiler").
+//! Software GPUs keep unpacked values ([`super::MulForm::packed_values`]): there the packing is
+//! only extra instructions.
 
 use std::fmt::Write;
 

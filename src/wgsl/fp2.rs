@@ -64,8 +64,8 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
 /// product by product (`point_finish_apart`). Fused where the base field fuses its sums, except
 /// in hardware GPUs' form over base fields wider than 256 bits (the BLS12 G2 groups): there
 /// Karatsuba's four operand sums, beside the six Fp2 values a point addition holds at its end,
-/// took the additions past 256 registers on a real GPU compiler (85–139 spilled on navi21),
-/// and product by product they spill 0–23 for about 6% more instructions (BENCHMARKS.md). On
+/// take the additions past 256 registers on a real GPU compiler (85–139 spill on navi21), and
+/// product by product they spill 0–23 for about 6% more instructions. On
 /// BN254's 254-bit field the registers do not change, so it keeps the fused sums.
 pub(super) fn sums_fused(p: &BigUint, form: MulForm) -> bool {
     form.fuses_sums() && (form.batched() || p.bits() <= 256)

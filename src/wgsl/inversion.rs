@@ -5,8 +5,8 @@
 //! or a³ for a digit that is not zero. The exponent's 32-bit words are generated here from p as one
 //! WGSL function (`inv_exponent_word`, a `switch` of literals), which one short loop in
 //! `shaders/field_prime.wgsl` walks: few call sites of `field_mul`, no array indexed at run time (a
-//! table of odd powers and a constant schedule indexed by the loop cost a software GPU 1–1.5 s of
-//! compilation per kernel and real GPUs scratch memory; BENCHMARKS.md), and every thread runs the
+//! table of odd powers and a constant schedule indexed by the loop costs a software GPU 1–1.5 s
+//! of compilation per kernel and real GPUs scratch memory), and every thread runs the
 //! same sequence (no divergence).
 
 use crate::limbs::Montgomery;

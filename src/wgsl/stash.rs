@@ -3,7 +3,7 @@
 //!
 //! A full addition over BLS12's Fp2 holds six input coordinates and its first three products
 //! (nine elements of 24 registers each with 32-bit limbs) while it forms the coordinate sums;
-//! on navi21 that spilled 5–23 registers to scratch memory per kernel (BENCHMARKS.md). Parking
+//! on navi21 that spills 5–23 registers to scratch memory per kernel. Parking
 //! one product in workgroup memory across that stretch takes it out of the registers: an LDS
 //! store and load instead of scratch traffic, and no spills.
 //!

@@ -4,10 +4,10 @@
 //! bucket, carry and scalar is read and written in 16-byte accesses. The bytes are those of
 //! `array<u32, W>`.
 //!
-//! A software GPU ran a storage access whose address differs between lanes as a loop over the
+//! A software GPU runs a storage access whose address differs between lanes as a loop over the
 //! lanes, one loop per access: a vec4 access moves four words per loop where a u32 access moves
-//! one. Points, buckets and carries in vec4s took a warm 2^16 call there from 214 to 151 ms on
-//! ed-on-bls12-377 and from 412 to 351 ms on bls12-377 (BENCHMARKS.md). Hardware compilers merge
+//! one. Points, buckets and carries in vec4s take 29% off a warm 2^16 call there on
+//! ed-on-bls12-377 and 15% on bls12-377. Hardware compilers merge
 //! adjacent word accesses themselves: on navi21 the 32-bit-limb kernels compile to the same code,
 //! the 13-bit ones within 0.2 % of their instructions.
 
