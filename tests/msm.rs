@@ -6,7 +6,7 @@
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use webgpu_msm::{Bases, ContextOptions, GpuCurve, MsmConfig, MsmContext, MsmError, PreparedBases};
+use webgpu_msm::{Bases, GpuCurve, MsmConfig, MsmContext, MsmError, PreparedBases};
 
 use webgpu_msm::testing::{
     shared_context as context, shared_gpu_form_context as gpu_form_context,
@@ -176,6 +176,7 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
     use ark_bls12_377::G1Affine;
     use webgpu_msm::step::Accumulation;
     use webgpu_msm::testing::{default_edwards_accumulation, shared_extended_edwards_context};
+    use webgpu_msm::ContextOptions;
     let Some(ctx) = context() else { return };
     let kernels = pollster::block_on(ctx.calibration(G1Affine::ID)).expect("calibrates").kernels;
     let default = default_edwards_accumulation(ctx);
