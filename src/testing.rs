@@ -33,12 +33,15 @@ pub fn encode_point<G: GpuCurve>(point: &G::Group) -> Vec<u8> {
 /// another.
 pub fn shared_context() -> Option<&'static MsmContext> {
     static CONTEXT: OnceLock<Option<MsmContext>> = OnceLock::new();
-    let ctx = CONTEXT.get_or_init(|| or_skip(pollster::block_on(MsmContext::new()))).as_ref();
-    if let (Some(ctx), Ok(expected)) = (ctx, std::env::var("WEBGPU_MSM_EXPECT_ADAPTER")) {
-        let name = ctx.adapter_info().name;
-        assert!(name.contains(&expected), "adapter {name:?} is not {expected:?} (WEBGPU_MSM_EXPECT_ADAPTER)");
-    }
-    ctx
+    let create = || {
+        let ctx = or_skip(pollster::block_on(MsmContext::new()))?;
+        if let Ok(expected) = std::env::var("WEBGPU_MSM_EXPECT_ADAPTER") {
+            let name = ctx.adapter_info().name;
+            assert!(name.contains(&expected), "adapter {name:?} is not {expected:?} (WEBGPU_MSM_EXPECT_ADAPTER)");
+        }
+        Some(ctx)
+    };
+    CONTEXT.get_or_init(create).as_ref()
 }
 
 /// A context on the default adapter that runs `profile`'s kernels and plans
