@@ -123,6 +123,21 @@ impl MsmContext {
     /// `LengthMismatch` in a call of one set or `SetLengthMismatch` in a batch, `WrongCurve` for
     /// bases of another curve than `curve`; points are checked by the GPU (see the module).
     /// Other errors as for [`MsmContext::msm_with`].
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "bn254")]
+    /// # async fn example(zkey_points: &[u8], witness: &[u8]) -> Result<(), webgpu_msm::MsmError> {
+    /// use webgpu_msm::bytes::PointForm;
+    /// use webgpu_msm::{BaseCache, CurveId, MsmConfig, MsmContext};
+    /// let ctx = MsmContext::new().await?;
+    /// // Points in Montgomery form, as snarkjs' keys store them, kept on the GPU by the cache:
+    /// // the next call with the same bytes (or their first n points) uploads nothing.
+    /// let cache = BaseCache::new(Some(1 << 30));
+    /// let config = MsmConfig { point_form: PointForm::Montgomery, cache: Some(&cache), ..MsmConfig::default() };
+    /// let output = ctx.msm_bytes(CurveId::Bn254, zkey_points, &[witness], &config).await?;
+    /// let q: &[u8] = &output.results[0]; // x‖y, little-endian, in Montgomery form
+    /// # let _ = q; Ok(()) }
+    /// ```
     pub async fn msm_bytes<'a>(
         &self,
         curve: CurveId,

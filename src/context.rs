@@ -364,6 +364,16 @@ impl MsmContext {
     /// the points: `NotOnCurve` names the first point off the curve (only the equation is
     /// checked, as arkworks' `is_on_curve` does). Other errors: `LengthMismatch` (before any GPU
     /// work), `InputTooLarge`, those of prepared bases (see [`MsmContext::msm_with`]), GPU errors.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "bn254")]
+    /// # async fn example(points: Vec<ark_bn254::G1Affine>, scalars: Vec<ark_bn254::Fr>) -> Result<(), webgpu_msm::MsmError> {
+    /// use ark_ec::VariableBaseMSM;
+    /// let ctx = webgpu_msm::MsmContext::new().await?;
+    /// let q = ctx.msm(&points, &scalars).await?;
+    /// assert_eq!(q, ark_bn254::G1Projective::msm(&points, &scalars).unwrap());
+    /// # Ok(()) }
+    /// ```
     pub async fn msm<'a, G: GpuCurve>(
         &self,
         bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
@@ -388,6 +398,20 @@ impl MsmContext {
     /// [`MsmConfig::cache`] (bytes only) or a profiled batch; then `InvalidPrecomputeFactor`,
     /// `PrefixOfFoldedBases` (fewer scalars than bases stored with multiples), `ForeignBases`
     /// (bases prepared on another context), `InputTooLarge`, `NotOnCurve`, GPU errors.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "bn254")]
+    /// # async fn example(srs: Vec<ark_bn254::G1Affine>, a: Vec<ark_bn254::Fr>, b: Vec<ark_bn254::Fr>) -> Result<(), webgpu_msm::MsmError> {
+    /// use webgpu_msm::{MsmConfig, MsmContext};
+    /// let ctx = MsmContext::new().await?;
+    /// // Two scalar sets over the same points, in one pass.
+    /// let output = ctx.msm_with(&srs, &[&a, &b], &MsmConfig::default()).await?;
+    /// let (qa, qb) = (output.results[0], output.results[1]);
+    /// // The points kept on the GPU; a shorter set runs over their first bases.
+    /// let bases = ctx.prepare(&srs, &MsmConfig::default()).await?;
+    /// let prefix = ctx.msm_with(&bases, &[&a[..a.len() / 2]], &MsmConfig::default()).await?;
+    /// # let _ = (qa, qb, prefix); Ok(()) }
+    /// ```
     pub async fn msm_with<'a, G: GpuCurve>(
         &self,
         bases: impl Into<Bases<'a, G, PreparedBases<G>>>,
@@ -708,6 +732,13 @@ pub(crate) async fn default_context() -> Result<Arc<MsmContext>, MsmError> {
 
 /// Σ scalars\[i\]·points\[i\] on a context shared by the process (natively; per thread in
 /// WASM), created on first use and again after its device is lost (see [`MsmContext::msm`]).
+///
+/// ```no_run
+/// # #[cfg(feature = "ed-on-bls12-377")]
+/// # async fn example(points: Vec<ark_ed_on_bls12_377::EdwardsAffine>, scalars: Vec<ark_ed_on_bls12_377::Fr>) -> Result<(), webgpu_msm::MsmError> {
+/// let q = webgpu_msm::msm(&points, &scalars).await?;
+/// # let _ = q; Ok(()) }
+/// ```
 pub async fn msm<G: GpuCurve>(points: &[G], scalars: &[G::ScalarField]) -> Result<G::Group, MsmError> {
     if points.len() != scalars.len() {
         return Err(MsmError::LengthMismatch { points: points.len(), scalars: scalars.len() });

@@ -178,6 +178,16 @@ impl MultiGpu {
     /// another `MultiGpu`; `DeviceLost` naming the device when one holding a share of prepared
     /// bases is lost: its share is on no other device, so such bases must be prepared again (on
     /// the devices left).
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "bn254")]
+    /// # async fn example(points: Vec<ark_bn254::G1Affine>, a: Vec<ark_bn254::Fr>, b: Vec<ark_bn254::Fr>) -> Result<(), webgpu_msm::MsmError> {
+    /// use webgpu_msm::{MsmConfig, MultiGpu};
+    /// let gpus = MultiGpu::all_adapters().await?;
+    /// let bases = gpus.prepare(&points, &MsmConfig::default()).await?;
+    /// let both = gpus.msm_with(&bases, &[&a, &b], &MsmConfig::default()).await?.results;
+    /// # let _ = both; Ok(()) }
+    /// ```
     pub async fn msm_with<'a, G: GpuCurve>(
         &self,
         bases: impl Into<Bases<'a, G, MultiPreparedBases<G>>>,

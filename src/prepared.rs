@@ -111,6 +111,20 @@ impl MsmContext {
     /// number of later calls on this context take. Errors: `InvalidPrecomputeFactor` (a factor
     /// outside 1..=[`MAX_PRECOMPUTE_FACTOR`]), `NotOnCurve` (the first point off the curve),
     /// `InputTooLarge`, GPU errors.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "bls12-381")]
+    /// # async fn example(srs: Vec<ark_bls12_381::G1Affine>, proofs: Vec<Vec<ark_bls12_381::Fr>>) -> Result<(), webgpu_msm::MsmError> {
+    /// use webgpu_msm::{MsmConfig, MsmContext};
+    /// let ctx = MsmContext::new().await?;
+    /// // Each base stored with 2 multiples: the calls below reduce half as many windows.
+    /// let bases = ctx.prepare(&srs, &MsmConfig { precompute_factor: 2, ..MsmConfig::default() }).await?;
+    /// for scalars in &proofs {
+    ///     let commitment = ctx.msm(&bases, scalars).await?;
+    /// #   let _ = commitment;
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn prepare<G: GpuCurve>(
         &self,
         points: &[G],
