@@ -263,14 +263,20 @@ macro_rules! curve_tests {
                 super::montgomery_form_matches_arkworks::<G>();
             }
 
-            #[test]
-            fn bytes_batches_and_options() {
-                super::bytes_batches_and_options::<G>();
-            }
+            /// Batches, options and the second raw-points buffer: host code that reads only the
+            /// point's size (scripts/test.sh runs it on one G2 group, as in tests/msm.rs).
+            mod host_plans {
+                use super::*;
 
-            #[test]
-            fn points_past_the_first_raw_buffer() {
-                super::points_past_the_first_raw_buffer::<G>();
+                #[test]
+                fn bytes_batches_and_options() {
+                    super::super::bytes_batches_and_options::<G>();
+                }
+
+                #[test]
+                fn points_past_the_first_raw_buffer() {
+                    super::super::points_past_the_first_raw_buffer::<G>();
+                }
             }
         }
     };
