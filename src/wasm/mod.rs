@@ -18,7 +18,7 @@
 //!   readonly backend: string;
 //!   free(): void;
 //! }
-//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; cache?: BaseCache }
+//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; cache?: BaseCache; profile?: boolean }
 //! export class PreparedBases { readonly curve: Curve; readonly length: number; readonly gpuBytes: number; free(): void }
 //! export class BaseCache { // bases recognised by content across calls (crate::BaseCache)
 //!   constructor(options?: { maxGpuBytes?: number });
@@ -88,6 +88,32 @@ export interface MsmOptions {
    * and kept there.
    */
   cache?: BaseCache;
+  /**
+   * Time every GPU step on its own (slower than a plain call: for finding where time goes). The
+   * promise then resolves to a `ProfiledMsm`. One scalar set only.
+   */
+  profile?: boolean;
+}
+/** One timed step of a profiled MSM. */
+export interface StepProfile {
+  /** The step's shader entry point, or "upload" / "readback". */
+  name: string;
+  /** Milliseconds from the previous step's end to this one's. */
+  ms: number;
+  /** Field multiplications the cost model counts for the step. */
+  fieldMuls: number;
+}
+/** A profiled MSM's result and where its time went (the Rust API's `Profile`). */
+export interface ProfiledMsm {
+  result: Uint8Array;
+  /** Window width c, windows and points of the call's plan. */
+  windowBits: number;
+  windows: number;
+  points: number;
+  /** Upload, each GPU step in order, and readback. */
+  steps: StepProfile[];
+  /** Host milliseconds after the readback (decoding, window sums, Horner). */
+  hostMs: number;
 }
 /** What a `BaseCache` has done and holds. */
 export interface CacheStats {
@@ -109,7 +135,9 @@ export interface MsmContext {
    * byte encodings. Rejects on an unknown curve, a buffer of the wrong length, counts that
    * differ, a bad point (naming it), bases of another curve or context, a lost device.
    */
-  msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+  msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array, options?: MsmOptions & { profile?: false }): Promise<Uint8Array>;
+  /** The same, with every GPU step timed (`MsmOptions.profile`). */
+  msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array, options: MsmOptions & { profile: true }): Promise<ProfiledMsm>;
   /**
    * One MSM per scalars buffer over the same points, computed together (one GPU submission and
    * readback per pass for all of them): one result per set, `[]` for no sets. Rejects before
@@ -122,7 +150,8 @@ export interface MsmContext {
  * Σ kᵢ·Pᵢ on a context created on first use and shared afterwards, as `MsmContext.msm` computes
  * it over points.
  */
-export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
+export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions & { profile?: false }): Promise<Uint8Array>;
+export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options: MsmOptions & { profile: true }): Promise<ProfiledMsm>;
 export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
 "#;
 
@@ -436,13 +465,15 @@ struct Options {
     point_form: PointForm,
     precompute_factor: u32,
     cache: Option<Rc<crate::BaseCache>>,
+    profile: bool,
 }
 
 impl Options {
     /// `pointForm`: "canonical" (also when absent) or "montgomery"; `precomputeFactor`: an
     /// integer (its range is checked where it is used), 1 when absent; `cache`: a `BaseCache`.
     fn parse(options: Option<&js_sys::Object>) -> Result<Self, JsValue> {
-        let mut parsed = Options { point_form: PointForm::Canonical, precompute_factor: 1, cache: None };
+        let mut parsed =
+            Options { point_form: PointForm::Canonical, precompute_factor: 1, cache: None, profile: false };
         let Some(options) = options else { return Ok(parsed) };
         let form = Reflect::get(options, &"pointForm".into())?;
         parsed.point_form = match form.as_string().as_deref() {
@@ -455,6 +486,10 @@ impl Options {
         if !factor.is_undefined() {
             let integer = factor.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f));
             parsed.precompute_factor = integer.ok_or_else(|| type_error("precomputeFactor must be an integer"))? as u32;
+        }
+        let profile = Reflect::get(options, &"profile".into())?;
+        if !profile.is_undefined() {
+            parsed.profile = profile.as_bool().ok_or_else(|| type_error("profile must be a boolean"))?;
         }
         let cache = Reflect::get(options, &"cache".into())?;
         if !cache.is_undefined() {
@@ -471,7 +506,7 @@ impl Options {
             point_form: self.point_form,
             precompute_factor: self.precompute_factor,
             cache: self.cache.as_deref(),
-            profile: false,
+            profile: self.profile,
         }
     }
 }
@@ -505,11 +540,33 @@ fn msm_promise<C: std::ops::Deref<Target = crate::MsmContext>>(
         let ctx = context.await.map_err(js_error)?;
         let output = ctx.msm_bytes(curve, bases.as_bases(), &sets, &options.config()).await.map_err(js_error)?;
         let mut results: Vec<JsValue> = output.results.iter().map(|r| Uint8Array::from(r.as_slice()).into()).collect();
-        match batch {
-            true => Ok(results.into_iter().collect::<Array>().into()),
-            false => Ok(results.pop().expect("one result for one set")),
+        match (batch, output.profile) {
+            (true, _) => Ok(results.into_iter().collect::<Array>().into()),
+            (false, Some(profile)) => profiled(results.pop().expect("one result for one set"), &profile),
+            (false, None) => Ok(results.pop().expect("one result for one set")),
         }
     })
+}
+
+/// A `ProfiledMsm`: `result` and the profile's plan and steps, in milliseconds.
+fn profiled(result: JsValue, profile: &crate::Profile) -> Result<JsValue, JsValue> {
+    let object = js_sys::Object::new();
+    let set = |key: &str, value: &JsValue| Reflect::set(&object, &key.into(), value).map(|_| ());
+    set("result", &result)?;
+    set("windowBits", &profile.plan.window_bits.into())?;
+    set("windows", &profile.plan.num_windows.into())?;
+    set("points", &profile.plan.n.into())?;
+    let steps = Array::new();
+    for step in &profile.steps {
+        let entry = js_sys::Object::new();
+        Reflect::set(&entry, &"name".into(), &step.name.into())?;
+        Reflect::set(&entry, &"ms".into(), &(step.seconds * 1e3).into())?;
+        Reflect::set(&entry, &"fieldMuls".into(), &(step.field_muls as f64).into())?;
+        steps.push(&entry);
+    }
+    set("steps", &steps)?;
+    set("hostMs", &(profile.host_seconds * 1e3).into())?;
+    Ok(object.into())
 }
 
 /// Σ kᵢ·Pᵢ on a context created on first use and shared afterwards (the arguments of

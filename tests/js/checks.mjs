@@ -323,6 +323,24 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     }
   });
 
+  await t("profile: the same result, with the plan and every GPU step timed", async () => {
+    const n = 40;
+    const [pts, ks] = m.randomInputs(curve, n, 16n);
+    const profiled = await ctx.msm(curve, pts, ks, { profile: true });
+    expectBytes(profiled.result, m.arkworksMsm(curve, pts, ks), "profiled result");
+    if (profiled.points !== n || !(profiled.windowBits > 0) || !(profiled.windows > 0)) {
+      throw new Error(`plan ${JSON.stringify({ ...profiled, result: undefined, steps: undefined })}`);
+    }
+    const names = profiled.steps.map((s) => s.name);
+    if (names[0] !== "upload" || names.at(-1) !== "readback" || names.length < 4) throw new Error(`steps ${names}`);
+    if (!profiled.steps.every((s) => s.ms >= 0 && s.fieldMuls >= 0) || !profiled.steps.some((s) => s.fieldMuls > 0)) {
+      throw new Error(`step figures ${JSON.stringify(profiled.steps)}`);
+    }
+    expectBytes(await ctx.msm(curve, pts, ks, { profile: false }), m.arkworksMsm(curve, pts, ks), "profile: false");
+    await expectRejection(ctx.msm(curve, pts, [ks, ks], { profile: true }), /profiled call takes one scalar set, not 2/);
+    await expectRejection(ctx.msm(curve, pts, ks, { profile: "yes" }), /^profile must be a boolean$/);
+  });
+
   // Bad input: each rejects with an Error naming the problem.
   await t("bad inputs reject with named errors", async () => {
     // x = p: out of range (in Fp2 its c0, then its c1).
