@@ -19,9 +19,9 @@ mod cli;
 
 use std::time::Instant;
 
-use webgpu_msm::curve::CurveSpec;
+use webgpu_msm::point_model::RunningCurve;
 use webgpu_msm::wgsl::{compose, MulForm, Stage};
-use webgpu_msm::{CurveId, DeviceProfile};
+use webgpu_msm::{Accumulation, CurveId, DeviceProfile};
 
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -46,12 +46,16 @@ fn main() {
         (None, None) => (name.as_str(), ""),
     };
     let curve: CurveId = name.parse().unwrap_or_else(|e| panic!("{e}"));
-    let no_model = || panic!("{curve} has no Edwards model");
-    let spec: &CurveSpec = match model {
-        "edwards" => curve.spec().edwards.as_deref().unwrap_or_else(no_model),
-        "edwards-affine" => curve.spec().edwards_affine.as_deref().unwrap_or_else(no_model),
-        _ => curve.spec(),
+    let spec = curve.spec();
+    let accumulation = match model {
+        "edwards" => Accumulation::Edwards,
+        "edwards-affine" => Accumulation::EdwardsAffine,
+        _ => Accumulation::Projective,
     };
+    if accumulation.on(spec) != accumulation {
+        panic!("{curve} has no Edwards model");
+    }
+    let running = RunningCurve::new(spec, accumulation);
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
     let info = adapter.get_info();
@@ -76,7 +80,7 @@ fn main() {
     for stage in stages {
         let source = match value("--wgsl") {
             Some(file) => std::fs::read_to_string(file).expect("--wgsl FILE"),
-            None => compose(spec, stage, form),
+            None => compose(running, stage, form),
         };
         if let Some(dir) = value("--dump") {
             std::fs::write(

@@ -55,19 +55,19 @@ use num_bigint::BigUint;
 use wgpu::util::DeviceExt;
 
 use crate::clock::now_seconds;
-use crate::context::{CurveRunner, CurveSlot};
 use crate::curve::{CurveSpec, GpuCurve};
 use crate::gpu::device::Gpu;
-use crate::gpu::pipelines::{stage_pipelines, CurvePipelines};
+use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{submit_pass, PointSource};
-use crate::gpu::workspace::WorkspacePool;
 use crate::inputs::random_points;
 use crate::plan::Plan;
+use crate::point_model::RunningCurve;
+use crate::runner::{CurveRunner, CurveSlot};
 use crate::step::dispatch_size;
 use crate::step::{Accumulation, Kernels};
 use crate::upload::{Points, Scalars};
 use crate::wgsl::{MulForm, Stage};
-use crate::{DeviceProfile, MsmContext, MsmError};
+use crate::{DeviceProfile, MsmError};
 
 /// Points of the pass that times each accumulation.
 pub const CALIBRATION_POINTS: usize = 1 << 14;
@@ -128,7 +128,7 @@ pub(crate) struct Candidates {
 }
 
 impl Candidates {
-    /// The candidates of `profile` for `spec`'s curve model, given what the caller fixed.
+    /// The candidates of `profile` for the curve of `spec`, given what the caller fixed.
     pub(crate) fn new(profile: &DeviceProfile, spec: &CurveSpec, fixed: Fixed) -> Self {
         let forms = match fixed.form {
             Some(form) => vec![form],
@@ -208,7 +208,8 @@ impl Bench {
 /// One microbenchmark kernel of one curve and field form (`shaders/benchmarks.wgsl`).
 pub(crate) struct Microbenchmark<'a> {
     gpu: &'a Gpu,
-    spec: &'static CurveSpec,
+    /// The curve, on the point model whose formulas `bench_add_stored` adds with.
+    curve: RunningCurve<'static>,
     form: MulForm,
     bench: Bench,
     pipeline: wgpu::ComputePipeline,
@@ -218,14 +219,14 @@ pub(crate) struct Microbenchmark<'a> {
 }
 
 impl<'a> Microbenchmark<'a> {
-    /// Compiles `bench` for `spec` in `form`.
+    /// Compiles `bench` for `curve` in `form`.
     pub(crate) async fn new(
         gpu: &'a Gpu,
-        spec: &'static CurveSpec,
+        curve: RunningCurve<'static>,
         form: MulForm,
         bench: Bench,
     ) -> Result<Self, MsmError> {
-        let mut benches = Self::new_many(gpu, spec, &[form], bench).await?;
+        let mut benches = Self::new_many(gpu, curve, &[form], bench).await?;
         Ok(benches.pop().expect("one microbenchmark per form"))
     }
 
@@ -233,34 +234,34 @@ impl<'a> Microbenchmark<'a> {
     /// ([`Gpu::capture_each`]).
     pub(crate) async fn new_many(
         gpu: &'a Gpu,
-        spec: &'static CurveSpec,
+        curve: RunningCurve<'static>,
         forms: &[MulForm],
         bench: Bench,
     ) -> Result<Vec<Self>, MsmError> {
         let entry = bench.name();
-        let compile = |&form: &MulForm| stage_pipelines(&gpu.device, spec, form, Stage::Benchmarks, [entry]);
+        let compile = |&form: &MulForm| stage_pipelines(&gpu.device, curve, form, Stage::Benchmarks, [entry]);
         let pipelines = gpu.capture_each(forms, compile).await?;
         Ok(forms
             .iter()
             .zip(pipelines)
-            .map(|(&form, [pipeline])| Self::with_pipeline(gpu, spec, form, bench, pipeline))
+            .map(|(&form, [pipeline])| Self::with_pipeline(gpu, curve, form, bench, pipeline))
             .collect())
     }
 
     /// The microbenchmark of `bench` in `form` around its compiled `pipeline`.
     fn with_pipeline(
         gpu: &'a Gpu,
-        spec: &'static CurveSpec,
+        curve: RunningCurve<'static>,
         form: MulForm,
         bench: Bench,
         pipeline: wgpu::ComputePipeline,
     ) -> Self {
-        let field = spec.field_for(form);
-        let elements = 64 * spec.degree() as u32;
+        let field = curve.spec.field_for(form);
+        let elements = 64 * curve.spec.degree() as u32;
         let pattern = (0..elements)
             .flat_map(|i| field.limbs_to_storage(&field.limbs_of(&BigUint::from(i + (1 << 13)))))
             .collect();
-        Microbenchmark { gpu, spec, form, bench, pipeline, pattern }
+        Microbenchmark { gpu, curve, form, bench, pipeline, pattern }
     }
 
     /// Seconds of one run over `threads` threads, the fastest of `runs` (each is submitted and
@@ -268,7 +269,7 @@ impl<'a> Microbenchmark<'a> {
     pub(crate) async fn seconds(&self, threads: u32, runs: usize) -> Result<f64, MsmError> {
         let bench = self.bench;
         let gpu = self.gpu;
-        let words = self.spec.packed_words(self.form);
+        let words = self.curve.spec.packed_words(self.form);
         let values: Vec<u32> = self.pattern.iter().copied().cycle().take(threads as usize * words).collect();
         let buffer = |contents: &[u32]| {
             gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -286,7 +287,7 @@ impl<'a> Microbenchmark<'a> {
                 let stored_buffer;
                 if bench == Bench::AddStored {
                     let stored: Vec<u32> =
-                        values.chunks(words).flat_map(|v| v.repeat(self.spec.stored_coords())).collect();
+                        values.chunks(words).flat_map(|v| v.repeat(self.curve.model.stored_coords())).collect();
                     stored_buffer = buffer(&stored);
                     entries.push(wgpu::BindGroupEntry { binding: 1, resource: stored_buffer.as_entire_binding() });
                 }
@@ -330,7 +331,7 @@ impl<'a> Microbenchmark<'a> {
 
     /// Operations of one run over `threads` threads.
     fn operations(&self, threads: u32) -> f64 {
-        threads as f64 * self.bench.operations_per_thread(self.spec) as f64
+        threads as f64 * self.bench.operations_per_thread(self.curve.spec) as f64
     }
 }
 
@@ -377,148 +378,115 @@ impl ThreadSearch {
     }
 }
 
-impl MsmContext {
-    /// Chooses the kernels of curve `G` on this device (see the module documentation), or takes
-    /// them from this process's earlier calibration on the same adapter, and compiles them into
-    /// the curve's runner.
-    pub(crate) async fn calibrate<G: GpuCurve>(&self) -> Result<CurveRunner, MsmError> {
-        let gpu = self.gpu();
-        let spec = G::spec();
-        let candidates = Candidates::new(&gpu.profile, spec, self.fixed);
-        let key = cache_key(gpu, spec.name, &candidates, self.calibration_budget);
-        let cached = cache().lock().ok().and_then(|cache| cache.get(&key).cloned());
-        #[cfg(not(target_arch = "wasm32"))]
-        let cached = cached.or_else(|| stored::load(&key, spec, &candidates));
-        if let Some(calibration) = cached {
-            let mut runner = self.compile::<G>(calibration.kernels).await?;
-            runner.calibration = calibration;
-            return Ok(runner);
-        }
-        let (form_rates, form_benchmark) = if candidates.forms.len() > 1 {
-            measure_forms(gpu, spec, &candidates).await?
-        } else {
-            (Vec::new(), candidates.benchmark)
-        };
-        let form = best_of(&form_rates).unwrap_or(candidates.forms[0]);
+/// Chooses the kernels of curve `G` on `gpu` (see the module documentation) among the
+/// candidates its profile and `fixed` leave, timing accumulations within `budget`, or takes them
+/// from this process's earlier calibration on the same adapter, and compiles them into the
+/// curve's runner (with `max_workspaces` workspaces): the runner and what was measured.
+pub(crate) async fn calibrate<G: GpuCurve>(
+    gpu: &Gpu,
+    fixed: Fixed,
+    budget: f64,
+    max_workspaces: usize,
+) -> Result<(CurveRunner, Calibration), MsmError> {
+    let spec = G::spec();
+    let candidates = Candidates::new(&gpu.profile, spec, fixed);
+    let key = cache_key(gpu, spec.name, &candidates, budget);
+    let cached = cache().lock().ok().and_then(|cache| cache.get(&key).cloned());
+    #[cfg(not(target_arch = "wasm32"))]
+    let cached = cached.or_else(|| stored::load(&key, spec, &candidates));
+    if let Some(calibration) = cached {
+        let runner = CurveRunner::compile::<G>(gpu, max_workspaces, calibration.kernels).await?;
+        return Ok((runner, calibration));
+    }
+    let (form_rates, form_benchmark) = if candidates.forms.len() > 1 {
+        measure_forms(gpu, spec, &candidates).await?
+    } else {
+        (Vec::new(), candidates.benchmark)
+    };
+    let form = best_of(&form_rates).unwrap_or(candidates.forms[0]);
 
-        let mut accumulation_seconds = Vec::new();
-        let mut runner = None;
-        if candidates.accumulations.len() > 1 {
-            // The pass's predicted time, from the rate measured for the form; unknown (and so
-            // within only an unlimited budget) where the form was not measured.
-            let plan = Plan::choose(CALIBRATION_POINTS as u32, spec.scalar_bits);
-            let predicted = form_rates.iter().find(|(f, _)| *f == form).map_or(f64::INFINITY, |(_, rate)| {
-                let additions_per_second = match form_benchmark {
-                    Bench::AddStored => *rate,
-                    Bench::FieldMul => rate / spec.op_muls().add_stored as f64,
-                };
-                plan.additions() as f64 / additions_per_second
-            });
-            if predicted <= self.calibration_budget {
-                let (points, scalars) = calibration_inputs::<G>();
-                let kernels: Vec<Kernels> = candidates
-                    .accumulations
-                    .iter()
-                    .map(|&accumulation| candidates.kernels(form, accumulation))
-                    .collect();
-                let mut timed = Vec::new();
-                for candidate in self.compile_many::<G>(&kernels).await? {
-                    let accumulation = candidate.calibration.kernels.accumulation;
-                    let seconds = self.time_pass::<G>(&candidate, &points, &scalars).await?;
-                    accumulation_seconds.push((accumulation, seconds));
-                    timed.push(candidate);
-                }
-                let fastest =
-                    (0..timed.len()).min_by(|&a, &b| accumulation_seconds[a].1.total_cmp(&accumulation_seconds[b].1));
-                runner = fastest.map(|k| timed.swap_remove(k));
-                // Prepared bases' own runner, where they run another candidate: compiled already.
-                if let Some(fastest) = runner.as_mut() {
-                    let bases = gpu.profile.prepared_bases_accumulation(fastest.kernels().accumulation);
-                    if let Some(k) = timed.iter().position(|c| c.kernels().accumulation == bases) {
-                        fastest.bases = CurveSlot::new(Some(Arc::new(timed.swap_remove(k))), false);
-                    }
+    let mut accumulation_seconds = Vec::new();
+    let mut runner = None;
+    if candidates.accumulations.len() > 1 {
+        // The pass's predicted time, from the rate measured for the form; unknown (and so
+        // within only an unlimited budget) where the form was not measured.
+        let plan = Plan::choose(CALIBRATION_POINTS as u32, spec.scalar_bits);
+        let predicted = form_rates.iter().find(|(f, _)| *f == form).map_or(f64::INFINITY, |(_, rate)| {
+            let additions_per_second = match form_benchmark {
+                Bench::AddStored => *rate,
+                Bench::FieldMul => rate / RunningCurve::native(spec).op_muls().add_stored as f64,
+            };
+            plan.additions() as f64 / additions_per_second
+        });
+        if predicted <= budget {
+            let (points, scalars) = calibration_inputs::<G>();
+            let kernels: Vec<Kernels> = candidates
+                .accumulations
+                .iter()
+                .map(|&accumulation| candidates.kernels(form, accumulation))
+                .collect();
+            let mut timed = Vec::new();
+            for candidate in CurveRunner::compile_many::<G>(gpu, max_workspaces, &kernels).await? {
+                let accumulation = candidate.kernels().accumulation;
+                let seconds = time_pass::<G>(gpu, &candidate, &points, &scalars).await?;
+                accumulation_seconds.push((accumulation, seconds));
+                timed.push(candidate);
+            }
+            let fastest =
+                (0..timed.len()).min_by(|&a, &b| accumulation_seconds[a].1.total_cmp(&accumulation_seconds[b].1));
+            runner = fastest.map(|k| timed.swap_remove(k));
+            // Prepared bases' own runner, where they run another candidate: compiled already.
+            if let Some(fastest) = runner.as_mut() {
+                let bases = gpu.profile.prepared_bases_accumulation(fastest.kernels().accumulation);
+                if let Some(k) = timed.iter().position(|c| c.kernels().accumulation == bases) {
+                    fastest.bases = CurveSlot::new(Some(Arc::new(timed.swap_remove(k))), false);
                 }
             }
         }
-        let accumulation = accumulation_seconds
-            .iter()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map_or(candidates.accumulations[0], |(accumulation, _)| *accumulation);
-        let kernels = candidates.kernels(form, accumulation);
-        let calibration = Calibration { kernels, form_rates, form_benchmark, accumulation_seconds };
-        let mut runner = match runner {
-            Some(runner) => runner,
-            None => self.compile::<G>(calibration.kernels).await?,
-        };
-        #[cfg(not(target_arch = "wasm32"))]
-        if decisive(&calibration.form_rates) {
-            stored::save(&key, spec, &candidates, &calibration);
-        }
-        if let Ok(mut cache) = cache().lock() {
-            cache.insert(key, calibration.clone());
-        }
-        runner.calibration = calibration;
-        Ok(runner)
     }
+    let accumulation = accumulation_seconds
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(candidates.accumulations[0], |(accumulation, _)| *accumulation);
+    let kernels = candidates.kernels(form, accumulation);
+    let calibration = Calibration { kernels, form_rates, form_benchmark, accumulation_seconds };
+    let runner = match runner {
+        Some(runner) => runner,
+        None => CurveRunner::compile::<G>(gpu, max_workspaces, calibration.kernels).await?,
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    if decisive(&calibration.form_rates) {
+        stored::save(&key, spec, &candidates, &calibration);
+    }
+    if let Ok(mut cache) = cache().lock() {
+        cache.insert(key, calibration.clone());
+    }
+    Ok((runner, calibration))
+}
 
-    /// Compiles `G`'s pipelines with `kernels` (on the Edwards model for
-    /// [`Accumulation::Edwards`] and [`Accumulation::EdwardsAffine`]) into a runner with an
-    /// empty workspace pool.
-    pub(crate) async fn compile<G: GpuCurve>(&self, kernels: Kernels) -> Result<CurveRunner, MsmError> {
-        let mut runners = self.compile_many::<G>(&[kernels]).await?;
-        Ok(runners.pop().expect("one runner per candidate"))
-    }
-
-    /// [`MsmContext::compile`] of several candidates, compiled together (natively in parallel:
-    /// see [`CurvePipelines::compile`]), in order.
-    async fn compile_many<G: GpuCurve>(&self, candidates: &[Kernels]) -> Result<Vec<CurveRunner>, MsmError> {
-        let specs: Vec<(&'static CurveSpec, Kernels)> =
-            candidates.iter().map(|&kernels| (G::spec().running(kernels.accumulation), kernels)).collect();
-        let pipelines = CurvePipelines::compile(self.gpu(), &specs).await?;
-        Ok(specs
-            .into_iter()
-            .zip(pipelines)
-            .map(|((spec, kernels), pipelines)| CurveRunner {
-                spec,
-                calibration: Calibration {
-                    kernels,
-                    form_rates: Vec::new(),
-                    form_benchmark: Bench::AddStored,
-                    accumulation_seconds: Vec::new(),
-                },
-                pipelines,
-                workspaces: WorkspacePool::new(self.max_workspaces()),
-                weierstrass: CurveSlot::new(None, false),
-                bases: CurveSlot::new(None, false),
-                precompute: std::sync::Mutex::new(None),
-            })
-            .collect())
-    }
-
-    /// Seconds of one warm pass on `runner` (the faster of two, after one that warms it up).
-    async fn time_pass<G: GpuCurve>(
-        &self,
-        runner: &CurveRunner,
-        points: &[G],
-        scalars: &[G::ScalarField],
-    ) -> Result<f64, MsmError> {
-        let (points, scalars) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
-        let plan = Plan::choose(points.len() as u32, G::spec().scalar_bits)
-            .with_inputs(points.plan_inputs() | scalars.plan_inputs());
-        let mut lease = runner.workspaces.lease(&runner.buffer_sizes(&plan)).await;
-        let mut best = f64::INFINITY;
-        let halves = points.raw_halves();
-        for run in 0..3 {
-            let source = PointSource::upload(&halves, 0);
-            let started = now_seconds();
-            let output = self.run_leased(runner, &mut lease, &plan, source, &scalars, false).await?;
-            output.faults.check(0)?;
-            if run > 0 {
-                best = best.min(now_seconds() - started);
-            }
+/// Seconds of one warm pass on `runner` (the faster of two, after one that warms it up).
+async fn time_pass<G: GpuCurve>(
+    gpu: &Gpu,
+    runner: &CurveRunner,
+    points: &[G],
+    scalars: &[G::ScalarField],
+) -> Result<f64, MsmError> {
+    let (points, scalars) = (Points::Arkworks(points), Scalars::<G>::Arkworks(scalars));
+    let plan = Plan::choose(points.len() as u32, G::spec().scalar_bits)
+        .with_inputs(points.plan_inputs() | scalars.plan_inputs());
+    let mut lease = runner.workspaces.lease(&runner.buffer_sizes(&plan)).await;
+    let mut best = f64::INFINITY;
+    let halves = points.raw_halves();
+    for run in 0..3 {
+        let source = PointSource::upload(&halves, 0);
+        let started = now_seconds();
+        let output = runner.run_leased(gpu, &mut lease, &plan, source, &scalars, false).await?;
+        output.faults.check(0)?;
+        if run > 0 {
+            best = best.min(now_seconds() - started);
         }
-        Ok(best)
     }
+    Ok(best)
 }
 
 /// The candidate forms' rates that choose the field form, and what they count (see the module
@@ -548,7 +516,8 @@ async fn rates(
     bench: Bench,
 ) -> Result<Vec<(MulForm, f64)>, MsmError> {
     let mut measured = Vec::new();
-    for (&form, bench) in forms.iter().zip(Microbenchmark::new_many(gpu, spec, forms, bench).await?) {
+    let curve = RunningCurve::native(spec);
+    for (&form, bench) in forms.iter().zip(Microbenchmark::new_many(gpu, curve, forms, bench).await?) {
         let (rate, threads) = bench.rate().await?;
         measured.push((form, bench, threads, rate));
     }
@@ -613,6 +582,7 @@ mod stored {
 
     use super::{Bench, Calibration, Candidates};
     use crate::curve::CurveSpec;
+    use crate::point_model::RunningCurve;
     use crate::wgsl::{compose, Stage};
 
     /// v3: rates measured until a hardware GPU is full ([`super::ThreadSearch`]); v2's were
@@ -636,7 +606,7 @@ mod stored {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         key.hash(&mut hasher);
         for &form in &candidates.forms {
-            compose(spec, Stage::Benchmarks, form).hash(&mut hasher);
+            compose(RunningCurve::native(spec), Stage::Benchmarks, form).hash(&mut hasher);
         }
         // An entry names its accumulation by its place among the candidates.
         candidates.accumulations.hash(&mut hasher);

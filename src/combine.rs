@@ -6,27 +6,29 @@ use num_bigint::BigUint;
 
 use ark_ff::{Field, PrimeField, Zero};
 
-use crate::curve::{CurveSpec, GpuCurve, MontgomeryLimbs};
+use crate::curve::{GpuCurve, MontgomeryLimbs};
 use crate::limbs::{unpack_limbs, Montgomery, LIMB_BITS};
 use crate::plan::Plan;
+use crate::point_model::RunningCurve;
 use crate::upload::{Points, Scalars};
 use crate::wgsl::MulForm;
 use crate::MsmError;
 
-/// Decodes Montgomery-form GPU points of the pipelines of `spec` (`point_coords` fields each,
-/// stored in the limbs of `form`; extended Edwards points on a Weierstrass curve's Edwards
-/// model) into group elements, checking each is on the curve.
+/// Decodes Montgomery-form GPU points of kernels on `curve` (its point model's `point_coords`
+/// fields each, stored in the limbs of `form`; extended Edwards points on a Weierstrass curve's
+/// Edwards image) into group elements, checking each is on the curve.
 pub(crate) fn points_from_gpu<G: GpuCurve>(
     words: &[u32],
-    spec: &CurveSpec,
+    curve: RunningCurve,
     form: MulForm,
 ) -> Result<Vec<G::Group>, MsmError> {
+    let (spec, point_coords) = (curve.spec, curve.model.point_coords());
     let decoder = FieldDecoder::<<G::BaseField as Field>::BasePrimeField>::new(spec.field_for(form));
     let field_words = spec.field_for(form).storage_words();
     let invalid = || MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name));
-    let mut coords = Vec::with_capacity(spec.point_coords());
+    let mut coords = Vec::with_capacity(point_coords);
     words
-        .chunks_exact(spec.point_coords() * spec.packed_words(form))
+        .chunks_exact(point_coords * spec.packed_words(form))
         .map(|point| {
             coords.clear();
             // A coordinate's components over the base field, c0 first.

@@ -7,17 +7,17 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
-use crate::calibrate::{Calibration, Candidates, Fixed};
+use crate::calibrate::{calibrate, Calibration, Candidates, Fixed};
 use crate::combine::{combine_windows, points_from_gpu, sum_without_image};
 use crate::config::{Bases, ContextOptions, MsmConfig, MsmOutput};
 use crate::curve::registry::with_curve;
-use crate::curve::{CurveId, CurveModel, CurveSpec, GpuCurve};
+use crate::curve::{CurveId, GpuCurve};
 use crate::gpu::device::Gpu;
-use crate::gpu::pipelines::CurvePipelines;
-use crate::gpu::run::{run_stages, PointSource, RunOutput, Timings};
-use crate::gpu::workspace::{max_points, max_sets, BufferSizes, Workspace, WorkspaceLease, WorkspacePool};
+use crate::gpu::run::{PointSource, RunOutput, Timings};
+use crate::gpu::workspace::{max_points, max_sets, BufferSizes};
 use crate::plan::Plan;
 use crate::prepared::PreparedBases;
+use crate::runner::{CurveRunner, CurveSlot};
 use crate::step::{Accumulation, Kernels};
 use crate::upload::{Points, ScalarSets, Scalars, Upload};
 use crate::{DeviceProfile, MsmError};
@@ -45,8 +45,9 @@ pub struct MsmContext {
     pub(crate) fixed: Fixed,
     /// [`ContextOptions::calibration_budget`].
     pub(crate) calibration_budget: f64,
-    /// The kernels of each curve compiled so far (the synchronous size queries read them).
-    kernels: Mutex<HashMap<TypeId, Kernels>>,
+    /// The calibration of each curve compiled so far (its kernels: the synchronous size queries
+    /// read them).
+    calibrations: Mutex<HashMap<TypeId, Calibration>>,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     pass_limit: Option<usize>,
     /// [`ContextOptions::max_workspaces`].
@@ -104,63 +105,6 @@ pub(crate) enum Source<'a, G: GpuCurve> {
     Prepared(&'a PreparedBases<G>),
 }
 
-/// A curve's runner once compiled. Concurrent first calls on a curve wait for one compilation
-/// instead of each compiling the same shaders.
-pub(crate) type CurveSlot = futures_intrusive::sync::Mutex<Option<Arc<CurveRunner>>>;
-
-/// What a context keeps per curve.
-pub(crate) struct CurveRunner {
-    pub(crate) spec: &'static CurveSpec,
-    /// The kernels chosen for the curve, and what was measured to choose them.
-    pub(crate) calibration: Calibration,
-    pub(crate) pipelines: CurvePipelines,
-    pub(crate) workspaces: WorkspacePool,
-    /// On a curve computed on its Edwards model ([`Accumulation::Edwards`]): the Weierstrass
-    /// runner that repeats a pass whose result came back exceptional, compiled when first needed.
-    pub(crate) weierstrass: CurveSlot,
-    /// Where prepared bases run another accumulation than the calls
-    /// ([`crate::DeviceProfile::affine_prepared_bases`]): their runner, compiled at the first
-    /// `prepare` (or kept from calibration, which compiled it as a candidate).
-    pub(crate) bases: CurveSlot,
-    /// The pipeline of [`crate::step::Step::PrecomputeMultiples`], compiled when bases are first
-    /// prepared with a precompute factor.
-    pub(crate) precompute: Mutex<Option<wgpu::ComputePipeline>>,
-}
-
-impl CurveRunner {
-    /// The field form and accumulation of the pipelines.
-    pub(crate) fn kernels(&self) -> Kernels {
-        self.calibration.kernels
-    }
-
-    /// Buffer sizes of one pass of `plan`.
-    pub(crate) fn buffer_sizes(&self, plan: &Plan) -> BufferSizes {
-        BufferSizes::for_plan(self.spec, self.kernels(), plan)
-    }
-
-    /// The workspace buffer sizes a pass of `plan` on `points` needs (runs on prepared bases
-    /// bind the bases' points instead of the workspace's).
-    pub(crate) fn run_sizes(&self, plan: &Plan, points: PointSource<'_>) -> BufferSizes {
-        let sizes = self.buffer_sizes(plan);
-        match points {
-            PointSource::Upload { .. } => sizes,
-            PointSource::Prepared(_) => {
-                sizes.for_prepared_bases(&self.buffer_sizes(&Plan::choose(1, self.spec.scalar_bits)))
-            }
-        }
-    }
-
-    /// Whether window sums read back from this runner came out of an exceptional Edwards
-    /// addition or a point with no Edwards image (see [`crate::curve::EdwardsMap`]): then the
-    /// pass must run again on the Weierstrass model.
-    pub(crate) fn exceptional(&self, window_sums: &[u32]) -> bool {
-        matches!(self.spec.model, CurveModel::WeierstrassOnEdwards { .. })
-            && window_sums
-                .chunks_exact(self.spec.point_coords() * self.spec.packed_words(self.kernels().form))
-                .any(|point| point.iter().all(|&word| word == 0))
-    }
-}
-
 impl MsmContext {
     /// A context on the default (high-performance) adapter, with the default
     /// [`ContextOptions`]; [`MsmError::NoAdapter`] when there is none.
@@ -196,7 +140,7 @@ impl MsmContext {
             gpu,
             fixed: Fixed { form: None, accumulation: None },
             calibration_budget: defaults.calibration_budget,
-            kernels: Mutex::new(HashMap::new()),
+            calibrations: Mutex::new(HashMap::new()),
             pass_limit: None,
             max_workspaces: defaults.max_workspaces,
             curves: Mutex::new(HashMap::new()),
@@ -254,16 +198,18 @@ impl MsmContext {
         self
     }
 
-    /// [`ContextOptions::max_workspaces`] (calibration builds runners with it).
-    pub(crate) fn max_workspaces(&self) -> usize {
-        self.max_workspaces
-    }
-
     /// The kernels `curve` runs on this context and what was measured to choose them (see
     /// [`Calibration`]). The first call for a curve calibrates (unless this process already did
     /// on the same adapter) and compiles its pipelines, as its first MSM would.
     pub async fn calibration(&self, curve: CurveId) -> Result<Calibration, MsmError> {
-        with_curve!(curve, G => Ok(self.runner::<G>().await?.calibration.clone()))
+        with_curve!(curve, G => self.calibration_of::<G>().await)
+    }
+
+    /// [`MsmContext::calibration`] of curve `G`.
+    async fn calibration_of<G: GpuCurve>(&self) -> Result<Calibration, MsmError> {
+        self.runner::<G>().await?;
+        let calibrations = self.calibrations.lock().map_err(poisoned)?;
+        Ok(calibrations.get(&TypeId::of::<G>()).expect("recorded with the curve's runner").clone())
     }
 
     /// Name, backend and device type of the adapter in use.
@@ -295,7 +241,7 @@ impl MsmContext {
 
     /// The kernels chosen for `G`, or before its first use every candidate.
     fn chosen_or_candidates<G: GpuCurve>(&self) -> Vec<Kernels> {
-        let chosen = self.kernels.lock().ok().and_then(|k| k.get(&TypeId::of::<G>()).copied());
+        let chosen = self.calibrations.lock().ok().and_then(|c| c.get(&TypeId::of::<G>()).map(|c| c.kernels));
         chosen.map_or_else(|| Candidates::new(&self.gpu.profile, G::spec(), self.fixed).all().collect(), |k| vec![k])
     }
 
@@ -531,8 +477,8 @@ impl MsmContext {
         let output = self.run_on(runner, plan, points, scalars, profile).await?;
         let no_image = output.faults.no_image;
         if !runner.exceptional(&output.window_sums) {
-            let window_sums = points_from_gpu::<G>(&output.window_sums, runner.spec, runner.kernels().form)?;
-            let on_edwards = matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. });
+            let window_sums = points_from_gpu::<G>(&output.window_sums, runner.curve, runner.kernels().form)?;
+            let on_edwards = runner.curve.model.on_edwards_image();
             return Ok(PassResult { window_sums, timings: output.timings, no_image, on_edwards });
         }
         // Only points outside G1 get here: the pass again with the Weierstrass kernels, from
@@ -546,7 +492,7 @@ impl MsmContext {
                 self.run_on(&fallback, plan, PointSource::Prepared(&converted), scalars, profile).await?
             }
         };
-        let window_sums = points_from_gpu::<G>(&output.window_sums, fallback.spec, fallback.kernels().form)?;
+        let window_sums = points_from_gpu::<G>(&output.window_sums, fallback.curve, fallback.kernels().form)?;
         // The Weierstrass model holds every point: none is left to the host.
         Ok(PassResult { window_sums, timings: output.timings, no_image: None, on_edwards: false })
     }
@@ -564,7 +510,7 @@ impl MsmContext {
         let output = {
             // Waits only while max_workspaces other passes on this curve hold theirs.
             let mut lease = runner.workspaces.lease(&runner.run_sizes(plan, points)).await;
-            self.run_leased(runner, &mut lease, plan, points, scalars, profile).await?
+            runner.run_leased(&self.gpu, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
         if let PointSource::Upload { first, .. } = points {
@@ -587,7 +533,7 @@ impl MsmContext {
         if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
-        let runner = Arc::new(self.compile::<G>(kernels).await?);
+        let runner = Arc::new(CurveRunner::compile::<G>(&self.gpu, self.max_workspaces, kernels).await?);
         *slot = Some(runner.clone());
         Ok(runner)
     }
@@ -607,32 +553,6 @@ impl MsmContext {
         self.runner_in::<G>(&runner.bases, Kernels { accumulation, ..kernels }).await
     }
 
-    /// Runs the GPU stages for `plan` on the workspace of `lease`, growing it first if needed,
-    /// and reads back the raw window sums.
-    pub(crate) async fn run_leased(
-        &self,
-        runner: &CurveRunner,
-        lease: &mut WorkspaceLease<'_>,
-        plan: &Plan,
-        points: PointSource<'_>,
-        scalars: &dyn Upload,
-        profile: bool,
-    ) -> Result<RunOutput, MsmError> {
-        let spec = runner.spec;
-        let plan = &plan.shaped(runner.kernels().plan);
-        let sizes = runner.run_sizes(plan, points);
-        if !lease.covers(&sizes) {
-            let fresh = self
-                .gpu
-                .capture(|| Workspace::new(&self.gpu.device, &runner.pipelines, &sizes, lease.workspace()))
-                .await?;
-            lease.replace(fresh);
-        }
-        let workspace = lease.workspace().expect("covers the plan or was just created");
-        let point_bytes = (spec.point_coords() * spec.packed_words(runner.kernels().form) * 4) as u64;
-        run_stages(&self.gpu, &runner.pipelines, workspace, plan, points, scalars, point_bytes, profile).await
-    }
-
     /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use.
     pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
         let slot = self
@@ -646,8 +566,10 @@ impl MsmContext {
         if let Some(runner) = slot.as_ref() {
             return Ok(runner.clone());
         }
-        let runner = Arc::new(self.calibrate::<G>().await?);
-        self.kernels.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), runner.kernels());
+        let (runner, calibration) =
+            calibrate::<G>(&self.gpu, self.fixed, self.calibration_budget, self.max_workspaces).await?;
+        let runner = Arc::new(runner);
+        self.calibrations.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), calibration);
         *slot = Some(runner.clone());
         Ok(runner)
     }

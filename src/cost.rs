@@ -2,20 +2,20 @@
 //! from the plan and the actual bucket sizes exactly as the shaders walk them. With a measured
 //! multiplication rate it gives each step's efficiency (see [`crate::profile`]).
 
-use crate::curve::CurveSpec;
 use crate::plan::Plan;
+use crate::point_model::RunningCurve;
 use crate::step::Step;
 use crate::wgsl::inversion::inversion_muls;
 
 /// Field multiplications of every step, in the order of [`Step::ALL`]. `counts[w·h + b − 1]` is
 /// the size of bucket b of window w (`cpu_model::decompose` computes them).
-pub fn step_field_muls(spec: &CurveSpec, plan: &Plan, counts: &[u32]) -> Vec<(Step, u64)> {
-    let muls = spec.op_muls();
+pub fn step_field_muls(curve: RunningCurve, plan: &Plan, counts: &[u32]) -> Vec<(Step, u64)> {
+    let muls = curve.op_muls();
     let entries: u64 = counts.iter().map(|&c| c as u64).sum();
     let of = |step| match step {
         Step::ConvertPoints => plan.n as u64 * muls.convert,
         Step::NormalizePoints => {
-            plan.n as u64 * muls.normalize + plan.normalize_threads() as u64 * inversion_muls(&spec.field)
+            plan.n as u64 * muls.normalize + plan.normalize_threads() as u64 * inversion_muls(&curve.spec.field)
         }
         // Runs at preparation, not in MSM calls.
         Step::PrecomputeMultiples => 0,

@@ -76,7 +76,7 @@ macro_rules! internal_modules {
     )+};
 }
 
-internal_modules!(calibrate, cost, cpu_model, curve, inputs, limbs, plan, step, wgsl);
+internal_modules!(calibrate, cost, cpu_model, curve, inputs, limbs, plan, point_model, step, wgsl);
 
 mod base_cache;
 pub mod bytes;
@@ -92,6 +92,7 @@ pub mod groth16;
 mod multi;
 mod prepared;
 mod profile;
+mod runner;
 #[cfg(all(feature = "test-hooks", not(target_arch = "wasm32")))]
 #[doc(hidden)]
 pub mod testing;

@@ -21,6 +21,129 @@ pub const LIMB_MASK: u32 = (1 << LIMB_BITS) - 1;
 /// Bits per limb of the wide form (64-bit products).
 pub const WIDE_LIMB_BITS: u32 = 32;
 
+/// How `field_mul` is generated; both compute the same function. `rounds` is the most
+/// Montgomery rounds one loop iteration runs: each field runs the largest divisor of its own
+/// limb count not above it ([`Montgomery::loop_rounds`]), so one form serves fields of any size.
+/// Which device runs which form is the device profile's business
+/// ([`crate::DeviceProfile`]); this type only says how the arithmetic is generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MulForm {
+    /// 13-bit limbs, one per u32 (two per u32 between operations where
+    /// [`MulForm::packed_values`]): a loop of N/R iterations of R unrolled rounds, R = the
+    /// field's rounds for `rounds`, or straight-line product scanning when `rounds` ≥ N. Needs
+    /// nothing beyond WebGPU.
+    Rolled {
+        /// At most this many Montgomery rounds per loop iteration.
+        rounds: usize,
+        /// Whether the curve formulas multiply in batches of independent products
+        /// (`field_mul_xK`, see [`MulForm::batched`]) rather than one product after another.
+        batched: bool,
+        /// Whether a batch's products share one loop (`field_mul_xK` advances them together)
+        /// rather than each running its own (`field_mul_xK` calls `field_mul` K times). Only
+        /// with `batched`: see [`MulForm::interleaved`].
+        interleaved: bool,
+    },
+    /// 32-bit limbs multiplied into 64-bit products (the device needs wgpu's `SHADER_INT64`):
+    /// 12 limbs for a 377-bit field instead of 30. A loop of N/R iterations as in `Rolled`, or
+    /// straight-line code when `rounds` ≥ N.
+    Wide {
+        /// At most this many Montgomery rounds per loop iteration.
+        rounds: usize,
+        /// As for `Rolled`.
+        batched: bool,
+    },
+}
+
+impl MulForm {
+    /// 13-bit limbs, up to 5 rounds per loop iteration (5 for the 20 and 30 limbs of 254- to
+    /// 381-bit fields), products batched, each batch in one loop.
+    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: true };
+    /// 32-bit limbs, up to 4 rounds per loop iteration (4 for 8 and 12 limbs), products batched.
+    pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
+    /// Straight-line 13-bit products, batched, each summed column by column (product
+    /// scanning). Any `rounds` at least the field's limbs (at most 30) means straight-line
+    /// code.
+    pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true, interleaved: true };
+
+    /// Whether `field_mul_xK` advances K independent products in one loop (K times fewer loop
+    /// back-edges per product, and every product's operands and accumulators live at once) or
+    /// calls `field_mul` K times.
+    pub fn batched(self) -> bool {
+        match self {
+            MulForm::Rolled { batched, .. } | MulForm::Wide { batched, .. } => batched,
+        }
+    }
+
+    /// Whether a batch's products share one loop, all K advancing round by round, rather than
+    /// each running its own loop (a body K times smaller). Straight-line code (rounds ≥ limbs)
+    /// is always interleaved: its product-scanned batches need it.
+    pub fn interleaved(self) -> bool {
+        match self {
+            MulForm::Rolled { batched, interleaved, .. } => batched && interleaved,
+            MulForm::Wide { batched, .. } => batched,
+        }
+    }
+
+    /// Whether field values live packed between operations, two 13-bit limbs per u32 (see
+    /// `src/wgsl/field_packed.rs`): the 13-bit form with products one after another, which
+    /// holds half the registers per value where the curve formulas would otherwise exceed a
+    /// GPU's register budget.
+    pub fn packed_values(self) -> bool {
+        matches!(self, MulForm::Rolled { batched: false, .. })
+    }
+
+    /// Whether `field_mul_sum` (a·b + c·d) fuses its two products into one Montgomery
+    /// reduction: with 32-bit limbs (see `field_wide.rs`); the 13-bit accumulators have no room
+    /// for a third product per round, so there the curve formulas keep their products apart.
+    pub fn fuses_sums(self) -> bool {
+        matches!(self, MulForm::Wide { .. })
+    }
+
+    /// Bits per limb of this form's field elements.
+    pub fn limb_bits(self) -> u32 {
+        match self {
+            MulForm::Rolled { .. } => LIMB_BITS,
+            MulForm::Wide { .. } => WIDE_LIMB_BITS,
+        }
+    }
+
+    /// The most Montgomery rounds per loop iteration this form asks for.
+    pub fn rounds(self) -> usize {
+        match self {
+            MulForm::Rolled { rounds, .. } | MulForm::Wide { rounds, .. } => rounds,
+        }
+    }
+
+    /// This form with at most `rounds` Montgomery rounds per loop iteration.
+    pub fn with_rounds(self, rounds: usize) -> MulForm {
+        match self {
+            MulForm::Rolled { batched, interleaved, .. } => MulForm::Rolled { rounds, batched, interleaved },
+            MulForm::Wide { batched, .. } => MulForm::Wide { rounds, batched },
+        }
+    }
+
+    /// This form with products one after another.
+    pub fn unbatched(self) -> MulForm {
+        match self {
+            MulForm::Rolled { rounds, .. } => MulForm::Rolled { rounds, batched: false, interleaved: false },
+            MulForm::Wide { rounds, .. } => MulForm::Wide { rounds, batched: false },
+        }
+    }
+
+    /// Whether the shaders use 64-bit integers (the device needs `SHADER_INT64`).
+    pub fn needs_int64(self) -> bool {
+        matches!(self, MulForm::Wide { .. })
+    }
+}
+
+impl Default for MulForm {
+    /// [`MulForm::ROLLED`], which every WebGPU device can run. Contexts choose their form by
+    /// calibration ([`crate::calibrate`]).
+    fn default() -> Self {
+        MulForm::ROLLED
+    }
+}
+
 /// Splits `value` into `n` little-endian limbs of `bits` bits. Panics if it does not fit
 /// (constants only).
 pub fn split_limbs(value: &BigUint, n: usize, bits: u32) -> Vec<u32> {

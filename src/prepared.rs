@@ -11,8 +11,7 @@ use crate::clock::now_seconds;
 use crate::combine::{combine_windows, times};
 use crate::config::{Bases, MsmConfig, MAX_PRECOMPUTE_FACTOR};
 use crate::context::MAX_PASSES;
-use crate::context::{check_set_lengths, set_length_error, CurveRunner, PassResult};
-use crate::curve::CurveModel;
+use crate::context::{check_set_lengths, set_length_error, PassResult};
 use crate::curve::GpuCurve;
 use crate::curve::MAX_SCALAR_BITS;
 use crate::gpu::pipelines::stage_pipelines;
@@ -21,6 +20,7 @@ use crate::gpu::run::{submit_pass, PointSource};
 use crate::gpu::workspace::{bind_group, step_bind_group};
 use crate::plan::Plan;
 use crate::profile::Profile;
+use crate::runner::CurveRunner;
 use crate::step::{Buffer, Kernels, Step};
 use crate::upload::POINT_LEFT_TO_HOST;
 use crate::upload::{raw_buffer_bytes, write_upload, Faults, Points, Scalars, FAULTS_BYTES};
@@ -215,7 +215,7 @@ impl MsmContext {
         let mut pass = self.convert_raw(runner, &raw, folded).await?;
         // On the Edwards model a pass may have to run again on the Weierstrass one, converted
         // from the points as uploaded (see MsmContext::run).
-        if matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. }) {
+        if runner.curve.model.on_edwards_image() {
             pass.raw = Some(raw);
         }
         Ok(pass)
@@ -245,7 +245,7 @@ impl MsmContext {
         folded: Option<Plan>,
     ) -> Result<PreparedPass, MsmError> {
         use wgpu::util::DeviceExt;
-        let spec = runner.spec;
+        let (curve, spec) = (runner.curve, runner.curve.spec);
         let gpu = self.gpu();
         let precompute = match folded {
             Some(_) => Some(self.precompute_pipeline(runner).await?),
@@ -270,7 +270,7 @@ impl MsmContext {
                     mapped_at_creation: false,
                 })
             };
-            let (front_bytes, back_bytes) = spec.stored_half_bytes(runner.kernels().form);
+            let (front_bytes, back_bytes) = curve.stored_half_bytes(runner.kernels().form);
             let readable = storage | wgpu::BufferUsages::COPY_SRC;
             let pass = PreparedPass {
                 n: raw.n,
@@ -293,7 +293,7 @@ impl MsmContext {
                 other => pass.buffer(other).expect("convert_points writes only what the bases hold"),
             });
             submit_pass(gpu, runner.pipelines.get(step), &conversion, step.dispatch(&convert));
-            if spec.normalizes_stored_points() {
+            if curve.model.normalizes_stored_points() {
                 // Its running products are needed only here, sized as a workspace's.
                 let step = Step::NormalizePoints;
                 let prefixes = empty("prepare prefixes", runner.buffer_sizes(&convert).get(Buffer::Prefixes), storage);
@@ -331,8 +331,8 @@ impl MsmContext {
             .capture(|| {
                 stage_pipelines(
                     &gpu.device,
-                    runner.spec,
-                    gpu.profile.step_form(step, runner.spec, runner.kernels().form),
+                    runner.curve,
+                    gpu.profile.step_form(step, runner.curve, runner.kernels().form),
                     step.stage(),
                     [step.name()],
                 )
@@ -374,7 +374,7 @@ impl MsmContext {
         let sum = combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..n, &scalars, &result);
         let host_seconds = now_seconds() - started;
         let skip = vec![false; plan.n as usize];
-        let profile = Profile::of_pass::<G>(runner.spec, plan, result.timings, &scalars, &skip, host_seconds);
+        let profile = Profile::of_pass::<G>(runner.curve, plan, result.timings, &scalars, &skip, host_seconds);
         Ok((sum, profile))
     }
 

@@ -9,9 +9,10 @@ use crate::combine::{combine_windows, sum_without_image};
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
 use crate::curve::registry::with_curve;
-use crate::curve::{CurveId, CurveSpec, GpuCurve};
+use crate::curve::{CurveId, GpuCurve};
 use crate::gpu::run::{PointSource, Timings};
 use crate::plan::Plan;
+use crate::point_model::RunningCurve;
 use crate::step::Step;
 use crate::upload::{Points, Scalars};
 use crate::{MsmContext, MsmError};
@@ -59,7 +60,7 @@ pub struct DeviceRates {
     /// Mixed additions (a stored input point into a bucket) per second.
     pub add_stored_per_second: f64,
     /// Base-field multiplications of one of those mixed additions, by the cost model, in the
-    /// curve model and stored form the context runs: 11 on the short Weierstrass curves (G1),
+    /// point model and stored form the context runs: 11 on the short Weierstrass curves (G1),
     /// 7 or 8 on BLS12-377's Edwards model (affine or extended stored points). So
     /// `add_stored_per_second · add_stored_muls / field_muls_per_second` is the share of the
     /// multiplication rate that the additions reach.
@@ -80,15 +81,15 @@ impl MsmContext {
 
     async fn device_rates_of<G: GpuCurve>(&self) -> Result<DeviceRates, MsmError> {
         let runner = self.runner::<G>().await?;
-        let (gpu, spec, form) = (self.gpu(), runner.spec, runner.kernels().form);
+        let (gpu, curve, form) = (self.gpu(), runner.curve, runner.kernels().form);
         let (field_muls_per_second, mul_threads) =
-            Microbenchmark::new(gpu, spec, form, Bench::FieldMul).await?.rate().await?;
+            Microbenchmark::new(gpu, curve, form, Bench::FieldMul).await?.rate().await?;
         let (add_stored_per_second, add_threads) =
-            Microbenchmark::new(gpu, spec, form, Bench::AddStored).await?.rate().await?;
+            Microbenchmark::new(gpu, curve, form, Bench::AddStored).await?.rate().await?;
         Ok(DeviceRates {
             field_muls_per_second,
             add_stored_per_second,
-            add_stored_muls: spec.op_muls().add_stored,
+            add_stored_muls: curve.op_muls().add_stored,
             threads: [mul_threads, add_threads],
         })
     }
@@ -112,7 +113,7 @@ impl MsmContext {
         if n == 0 || n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
-        let spec = runner.spec;
+        let curve = runner.curve;
         let plan = Plan::choose(n as u32, scalars.bits())
             .with_inputs(points.plan_inputs() | scalars.plan_inputs())
             .shaped(runner.kernels().plan);
@@ -126,7 +127,7 @@ impl MsmContext {
         }
         let host_seconds = now_seconds() - started;
         let skip: Vec<bool> = (0..n).map(|i| points.is_identity(i)).collect();
-        Ok((result, Profile::of_pass::<G>(spec, plan, pass.timings, &scalars, &skip, host_seconds)))
+        Ok((result, Profile::of_pass::<G>(curve, plan, pass.timings, &scalars, &skip, host_seconds)))
     }
 }
 
@@ -136,7 +137,7 @@ impl Profile {
     /// sizes come from `scalars` decomposed on the host (profiling only) for points of which
     /// `skip` marks the identities.
     pub(crate) fn of_pass<G: GpuCurve>(
-        spec: &CurveSpec,
+        curve: RunningCurve,
         plan: Plan,
         timings: Option<Timings>,
         scalars: &Scalars<'_, G>,
@@ -144,7 +145,7 @@ impl Profile {
         host_seconds: f64,
     ) -> Self {
         let (_, counts) = decompose(&scalars.words(), skip, &plan);
-        let muls = step_field_muls(spec, &plan, &counts);
+        let muls = step_field_muls(curve, &plan, &counts);
         let muls_of = |step: Step| muls.iter().find(|(s, _)| *s == step).map_or(0, |(_, m)| *m);
         let timings = timings.expect("profiled runs are timed");
         let steps_on_gpu = timings.steps_on_gpu;

@@ -4,9 +4,12 @@
 //! here, so adding a step means one [`Step`] variant and its arms below, its WGSL entry point, and
 //! its cost in [`crate::cost`].
 
-use crate::curve::{CurveModel, CurveSpec};
+use crate::limbs::MulForm;
 use crate::plan::{Plan, PlanShape};
-use crate::wgsl::{MulForm, Stage};
+use crate::point_model::PointModel;
+use crate::wgsl::Stage;
+
+pub use crate::point_model::Accumulation;
 
 /// Workgroup size of the one-thread-per-item stages (`WORKGROUP_SIZE` in `common.wgsl`).
 const WORKGROUP_SIZE: u32 = 64;
@@ -102,48 +105,6 @@ impl Buffer {
     }
 }
 
-/// How stage 3 adds each window's points into its buckets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Accumulation {
-    /// Projective mixed additions (11 multiplications on short Weierstrass curves, 7 on twisted
-    /// Edwards), each thread an equal chunk of entries: what every curve without a twisted
-    /// Edwards model runs.
-    #[default]
-    Projective,
-    /// Projective additions on the curve's twisted Edwards model, for short Weierstrass curves
-    /// that have one (BLS12-377; [`crate::curve::EdwardsMap`]): stage 1 maps the points, stages
-    /// 3 and 4 add in extended coordinates (8 multiplications per mixed addition), and the host
-    /// maps the window sums back. Exact on every input: a pass that meets a point with no
-    /// image, or an addition the Edwards law cannot do (only points outside G1 cause either),
-    /// runs again with `Projective`. Where it runs by default, and where calibration weighs it,
-    /// is the device profile's [`crate::DeviceProfile::edwards_accumulations`].
-    Edwards,
-    /// [`Accumulation::Edwards`] with affine stored points: stage 1 divides each mapped point
-    /// by its Z (`normalize_points`, one inversion per [`crate::plan::NORMALIZE_BATCH`] points),
-    /// so a mixed addition takes 7 multiplications instead of 8 and loads three coordinates
-    /// instead of four, for about 5 more multiplications per point in stage 1 and its share of
-    /// an inversion (see [`crate::DeviceProfile::edwards_accumulations`]).
-    EdwardsAffine,
-}
-
-impl Accumulation {
-    /// What runs on the curve of `spec` when this is asked for.
-    #[doc(hidden)]
-    pub fn on(self, spec: &CurveSpec) -> Accumulation {
-        match (&spec.model, self) {
-            (CurveModel::ShortWeierstrassA0 { .. }, Accumulation::Edwards | Accumulation::EdwardsAffine)
-                if spec.edwards.is_none() =>
-            {
-                Accumulation::Projective
-            }
-            (CurveModel::ShortWeierstrassA0 { .. }, _) => self,
-            (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => Accumulation::Projective,
-            (CurveModel::WeierstrassOnEdwards { affine_bases: true, .. }, _) => Accumulation::EdwardsAffine,
-            (CurveModel::WeierstrassOnEdwards { .. }, _) => Accumulation::Edwards,
-        }
-    }
-}
-
 /// How the shaders of a context are generated and its plans shaped: the field form, the
 /// accumulation and the plan shape (which the device profile chooses for the form,
 /// [`crate::DeviceProfile::plan_shape`]).
@@ -236,16 +197,15 @@ impl Step {
         }
     }
 
-    /// The steps the curve of `spec` runs with `kernels`, in order (its pipelines; not
-    /// [`Step::PrecomputeMultiples`], which only some preparations need, nor in compact plans
-    /// [`Step::CombineCarries`], whose groups of carries hold 1: see [`Plan::shaped`]).
-    pub fn of(spec: &CurveSpec, kernels: Kernels) -> impl Iterator<Item = Step> {
-        let accumulation = kernels.accumulation.on(spec);
-        let normalizes = spec.running(accumulation).normalizes_stored_points();
+    /// The steps kernels on the point model `model` run with plans of shape `plan`, in order
+    /// (their pipelines; not [`Step::PrecomputeMultiples`], which only some preparations need,
+    /// nor in compact plans [`Step::CombineCarries`], whose groups of carries hold 1: see
+    /// [`Plan::shaped`]). A step of one point model only is chosen here.
+    pub fn of(model: PointModel, plan: PlanShape) -> impl Iterator<Item = Step> {
         Step::ALL.into_iter().filter(move |step| match step {
-            Step::NormalizePoints => normalizes,
+            Step::NormalizePoints => model.normalizes_stored_points(),
             Step::PrecomputeMultiples => false,
-            Step::CombineCarries => kernels.plan == PlanShape::Spread,
+            Step::CombineCarries => plan == PlanShape::Spread,
             _ => true,
         })
     }

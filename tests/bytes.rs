@@ -8,7 +8,7 @@ use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
 use num_bigint::BigUint;
 use webgpu_msm::bytes::{point_bytes, PointForm, SCALAR_BYTES};
-use webgpu_msm::curve::CurveModel;
+use webgpu_msm::curve::Equation;
 use webgpu_msm::testing::{check_lengths, encode_point, shared_context, shared_narrow_context};
 use webgpu_msm::{Bases, CurveId, GpuCurve, MsmConfig, MsmError, PreparedBytes};
 
@@ -92,7 +92,7 @@ fn identity_encoding<G: GpuCurve>() {
     };
     assert_eq!(point_bytes::<G>(), 2 * coord);
     let mut identity = vec![0u8; 2 * coord];
-    if let CurveModel::TwistedEdwardsAMinus1 { .. } = G::spec().model {
+    if let Equation::TwistedEdwardsAMinus1 { .. } = G::spec().equation {
         identity[coord] = 1;
     }
     assert_eq!(encode_point::<G>(&G::zero().into_group()), identity);
@@ -207,7 +207,7 @@ fn to_montgomery<G: GpuCurve>(points: &[u8]) -> Vec<u8> {
 fn montgomery_form_matches_arkworks<G: GpuCurve>() {
     let (mut points, scalars) = random_bytes::<G>(6, 21);
     let size = point_bytes::<G>();
-    if !matches!(G::spec().model, CurveModel::TwistedEdwardsAMinus1 { .. }) {
+    if !matches!(G::spec().equation, Equation::TwistedEdwardsAMinus1 { .. }) {
         points[2 * size..3 * size].fill(0); // the identity: zeros in both forms
     }
     let montgomery = to_montgomery::<G>(&points);

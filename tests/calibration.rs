@@ -8,7 +8,7 @@ use ark_ec::VariableBaseMSM;
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use pollster::block_on;
-use webgpu_msm::curve::CurveModel;
+use webgpu_msm::curve::Equation;
 use webgpu_msm::inputs::random_points;
 use webgpu_msm::step::{Accumulation, Kernels};
 use webgpu_msm::testing::{bases_edwards_accumulation, default_edwards_accumulation, shared_context, tests_every_form};
@@ -29,9 +29,9 @@ fn calibration<G: GpuCurve>(ctx: &MsmContext) -> Calibration {
 }
 
 fn is_short_weierstrass<G: GpuCurve>() -> bool {
-    match G::spec().model {
-        CurveModel::ShortWeierstrassA0 { .. } | CurveModel::WeierstrassOnEdwards { .. } => true,
-        CurveModel::TwistedEdwardsAMinus1 { .. } => false,
+    match G::spec().equation {
+        Equation::ShortWeierstrassA0 { .. } => true,
+        Equation::TwistedEdwardsAMinus1 { .. } => false,
     }
 }
 

@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use webgpu_msm::cpu_model::{mont_mul_limbs, mont_mul_scanned};
 use webgpu_msm::curve::CurveSpec;
 use webgpu_msm::limbs::{from_limbs, join_limbs, pack_limbs, to_limbs, unpack_limbs, Montgomery};
+use webgpu_msm::point_model::{PointModel, RunningCurve};
 use webgpu_msm::step::{Access, Accumulation, Kernels, Step};
 use webgpu_msm::wgsl::compose::Define;
 use webgpu_msm::wgsl::field_wide::{mont_mul_sum_wide, mont_mul_wide};
@@ -18,29 +19,41 @@ fn profiles() -> [DeviceProfile; 3] {
     DeviceProfile::ALL.map(|profile| profile.with_int64(true))
 }
 
-/// The curve's own spec, and its Edwards models' where it has them.
-fn models(curve: CurveId) -> impl Iterator<Item = &'static CurveSpec> {
-    let spec = curve.spec();
-    std::iter::once(spec).chain(spec.edwards.as_deref()).chain(spec.edwards_affine.as_deref())
+const ACCUMULATIONS: [Accumulation; 3] = [Accumulation::Projective, Accumulation::Edwards, Accumulation::EdwardsAffine];
+
+/// The curve on each point model it runs: its own, and its Edwards image's (extended and affine
+/// stored points) where it has one.
+fn models(curve: CurveId) -> Vec<RunningCurve<'static>> {
+    let mut models: Vec<RunningCurve<'static>> = Vec::new();
+    for accumulation in ACCUMULATIONS {
+        let running = RunningCurve::new(curve.spec(), accumulation);
+        if !models.iter().any(|m| m.model == running.model) {
+            models.push(running);
+        }
+    }
+    models
 }
 
-/// Every curve's spec, and the Edwards model's of the curves that have one.
+/// Every curve's spec.
 fn specs() -> Vec<&'static CurveSpec> {
-    CurveId::ALL.iter().copied().flat_map(models).collect()
+    CurveId::ALL.iter().map(|curve| curve.spec()).collect()
 }
 
-/// Every spec (a curve's and its models') in every form a preset profile weighs for the curve,
-/// each once. The forms of single steps ([`DeviceProfile::step_form`]) are compiled by
+/// Every curve on every point model it runs, in every form a preset profile weighs for the
+/// curve, each once. The forms of single steps ([`DeviceProfile::step_form`]) are compiled by
 /// `step_table_matches_the_shaders`, stage by stage; straight-line 30-limb G2 modules would take
 /// minutes to validate here for a form no profile runs them in.
-fn cases() -> Vec<(&'static CurveSpec, MulForm)> {
-    let mut cases = Vec::new();
+fn cases() -> Vec<(RunningCurve<'static>, MulForm)> {
+    let mut cases: Vec<(RunningCurve<'static>, MulForm)> = Vec::new();
     for profile in profiles() {
         for &curve in CurveId::ALL {
             for form in profile.forms(curve.spec()) {
-                for spec in models(curve) {
-                    if !cases.iter().any(|&(s, f): &(&CurveSpec, MulForm)| std::ptr::eq(s, spec) && f == form) {
-                        cases.push((spec, form));
+                for running in models(curve) {
+                    let same = |&(c, f): &(RunningCurve, MulForm)| {
+                        std::ptr::eq(c.spec, running.spec) && c.model == running.model && f == form
+                    };
+                    if !cases.iter().any(same) {
+                        cases.push((running, form));
                     }
                 }
             }
@@ -51,9 +64,10 @@ fn cases() -> Vec<(&'static CurveSpec, MulForm)> {
 
 #[test]
 fn every_composed_shader_validates_with_naga() {
-    for (spec, form) in cases() {
+    for (curve, form) in cases() {
+        let spec = curve.spec;
         for stage in Stage::ALL {
-            let source = compose(spec, stage, form);
+            let source = compose(curve, stage, form);
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{} {stage:?} {form:?}: {}", spec.name, e.emit_to_string(&source)));
             naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
@@ -71,9 +85,10 @@ fn every_composed_shader_validates_with_naga() {
 #[test]
 fn no_composed_shader_branches_on_a_form_constant() {
     let is_identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    for (spec, form) in cases() {
+    for (curve, form) in cases() {
+        let spec = curve.spec;
         for stage in Stage::ALL {
-            let source = compose(spec, stage, form);
+            let source = compose(curve, stage, form);
             for line in source.lines() {
                 let code = line.split("//").next().unwrap_or_default();
                 let words: Vec<&str> = code.split(|c: char| !is_identifier(c)).collect();
@@ -114,8 +129,9 @@ fn capabilities(form: MulForm) -> naga::valid::Capabilities {
 /// The 13-bit forms use no 64-bit integers, so they run in browsers.
 #[test]
 fn narrow_forms_use_no_64_bit_integers() {
-    for (spec, form) in cases() {
-        let source = webgpu_msm::wgsl::field_gen::field_module(spec, form);
+    for (curve, form) in cases() {
+        let spec = curve.spec;
+        let source = webgpu_msm::wgsl::field_gen::field_module(curve, form);
         assert_eq!(source.contains("u64"), form.needs_int64(), "{} {form:?}", spec.name);
     }
 }
@@ -127,19 +143,18 @@ fn narrow_forms_use_no_64_bit_integers() {
 /// form it weighs and accumulation: each module as the profile's pipelines compile it.
 #[test]
 fn step_table_matches_the_shaders() {
-    let accumulations = [Accumulation::Projective, Accumulation::Edwards, Accumulation::EdwardsAffine];
-    // Modules already checked (for another profile): the spec, stage, form and steps.
-    let mut checked: Vec<(*const CurveSpec, Stage, MulForm, Vec<Step>)> = Vec::new();
+    // Modules already checked (for another profile): the curve, its model, stage, form and steps.
+    let mut checked: Vec<(*const CurveSpec, PointModel, Stage, MulForm, Vec<Step>)> = Vec::new();
     for profile in profiles() {
-        for (curve, accumulation) in CurveId::ALL.iter().flat_map(|c| accumulations.map(|a| (c, a))) {
-            for base_form in profile.forms(curve.spec()) {
-                let accumulation = accumulation.on(curve.spec());
-                let spec = curve.spec().running(accumulation);
+        for (id, accumulation) in CurveId::ALL.iter().flat_map(|c| ACCUMULATIONS.map(|a| (c, a))) {
+            for base_form in profile.forms(id.spec()) {
+                let accumulation = accumulation.on(id.spec());
+                let curve = RunningCurve::new(id.spec(), accumulation);
                 let kernels = Kernels { form: base_form, accumulation, plan: profile.plan_shape(base_form) };
-                for (stage, form, steps) in modules(&profile, spec, kernels) {
-                    let key = (spec as *const CurveSpec, stage, form, steps.clone());
+                for (stage, form, steps) in modules(&profile, curve, kernels) {
+                    let key = (curve.spec as *const CurveSpec, curve.model, stage, form, steps.clone());
                     if !checked.contains(&key) {
-                        check_step_table(spec, stage, form, &steps);
+                        check_step_table(curve, stage, form, &steps);
                         checked.push(key);
                     }
                 }
@@ -148,12 +163,12 @@ fn step_table_matches_the_shaders() {
     }
 }
 
-/// Each module of `kernels` on the model `spec` as `profile`'s pipelines compile it (a stage in
-/// the form of its steps), with the steps it holds, and the step compiled on demand
+/// Each module of `kernels` on `curve` as `profile`'s pipelines compile it (a stage in the form
+/// of its steps), with the steps it holds, and the step compiled on demand
 /// (`precompute_multiples`), which holds to the table too.
-fn modules(profile: &DeviceProfile, spec: &CurveSpec, kernels: Kernels) -> Vec<(Stage, MulForm, Vec<Step>)> {
-    let steps: Vec<Step> = Step::of(spec, kernels).chain([Step::PrecomputeMultiples]).collect();
-    let step_form = |step: Step| profile.step_form(step, spec, kernels.form);
+fn modules(profile: &DeviceProfile, curve: RunningCurve, kernels: Kernels) -> Vec<(Stage, MulForm, Vec<Step>)> {
+    let steps: Vec<Step> = Step::of(curve.model, kernels.plan).chain([Step::PrecomputeMultiples]).collect();
+    let step_form = |step: Step| profile.step_form(step, curve, kernels.form);
     let mut modules: Vec<(Stage, MulForm, Vec<Step>)> = Vec::new();
     for &step in &steps {
         let (stage, form) = (step.stage(), step_form(step));
@@ -165,10 +180,11 @@ fn modules(profile: &DeviceProfile, spec: &CurveSpec, kernels: Kernels) -> Vec<(
     modules
 }
 
-/// The step table's entries of `steps` against the module of `stage` for `spec` in `form`.
-fn check_step_table(spec: &CurveSpec, stage: Stage, form: MulForm, steps: &[Step]) {
+/// The step table's entries of `steps` against the module of `stage` for `curve` in `form`.
+fn check_step_table(curve: RunningCurve, stage: Stage, form: MulForm, steps: &[Step]) {
+    let spec = curve.spec;
     use naga::valid::GlobalUse;
-    let source = compose(spec, stage, form);
+    let source = compose(curve, stage, form);
     let module = naga::front::wgsl::parse_str(&source).expect("parses");
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
         .validate(&module)
@@ -217,9 +233,10 @@ fn check_step_table(spec: &CurveSpec, stage: Stage, form: MulForm, steps: &[Step
 fn entry_points_that_use_the_stash_enter_it() {
     use naga::valid::GlobalUse;
     let mut checked = 0;
-    for (spec, form) in cases() {
+    for (curve, form) in cases() {
+        let spec = curve.spec;
         for stage in Stage::ALL {
-            let source = compose(spec, stage, form);
+            let source = compose(curve, stage, form);
             let module = naga::front::wgsl::parse_str(&source).expect("parses");
             let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(form))
                 .validate(&module)
@@ -255,8 +272,9 @@ fn entry_points_that_use_the_stash_enter_it() {
 /// slower on the software GPUs, and spill on real ones.
 #[test]
 fn generated_big_integer_code_indexes_limbs_only_by_literals() {
-    for (spec, form) in cases() {
-        let field = webgpu_msm::wgsl::field_gen::field_module(spec, form);
+    for (curve, form) in cases() {
+        let spec = curve.spec;
+        let field = webgpu_msm::wgsl::field_gen::field_module(curve, form);
         let mut rest = field.as_str();
         let mut indexed = 0;
         while let Some(at) = rest.find(".l[").or_else(|| rest.find(".w[")) {
@@ -397,21 +415,21 @@ fn fused_sum_of_products_model_never_overflows_and_is_right() {
     }
 }
 
-/// The cost model's unit costs (`CurveSpec::op_muls`) are the base field multiplications the
+/// The cost model's unit costs (`RunningCurve::op_muls`) are the base field multiplications the
 /// curve formulas really call, in every form (batched or not, sums fused or not: each composes
 /// its own arm of the formulas' `#if` blocks): `field_mul` counts 1 (3 in Fp2), `field_mul_xK` K
 /// times that, `field_mul_sum` 2 and `field_mul_sum_xK` 2K times that, and a base field `fp_mul`
 /// 1.
 #[test]
 fn cost_model_unit_costs_match_the_curve_formulas() {
-    for spec in specs() {
-        let m = spec.base_muls_per_mul() as usize;
-        let costs = spec.op_muls();
+    for running in CurveId::ALL.iter().flat_map(|&curve| models(curve)) {
+        let m = running.spec.base_muls_per_mul() as usize;
+        let costs = running.op_muls();
         for form in [MulForm::ROLLED, MulForm::ROLLED.unbatched(), MulForm::WIDE, MulForm::WIDE.unbatched()] {
-            let source = compose(spec, Stage::Smvp, form);
+            let source = compose(running, Stage::Smvp, form);
             let muls = |name: &str| formula_muls(&source, name, m);
             let finish = muls("point_finish");
-            let curve = format!("{} {form:?}", spec.name);
+            let curve = format!("{} {:?} {form:?}", running.spec.name, running.model);
             // convert_points: into Montgomery form (as stored_from_raw), the curve equation, the
             // stored form.
             let convert = muls("stored_from_raw") + muls("affine_on_curve") + muls("stored_from_affine");

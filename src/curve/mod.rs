@@ -1,4 +1,7 @@
-//! The curves the GPU pipeline supports, and everything about them the shaders need.
+//! The curves the GPU pipeline supports: what each curve is (its equation, fields, scalar field,
+//! upload encoding and, for a Weierstrass curve with a point of order 2, the map to its twisted
+//! Edwards model). How kernels store and add its points is [`crate::point_model`]'s; this module
+//! imports none of the pipeline's.
 //!
 //! [`GpuCurve`] is sealed. Its implementations are blanket ones, one per curve family
 //! ([`short_weierstrass`], [`twisted_edwards`]); a curve joins through one line in the
@@ -16,39 +19,27 @@ use num_bigint::BigUint;
 pub use edwards_model::{EdwardsConstants, EdwardsMap};
 pub use registry::{CurveFn, CurveId};
 
-use crate::limbs::{Montgomery, WIDE_LIMB_BITS};
-use crate::step::Accumulation;
-use crate::wgsl::MulForm;
+use crate::limbs::{Montgomery, MulForm, WIDE_LIMB_BITS};
 
-/// The curve equation family, with the coefficients the formulas use.
+/// The curve's equation: its family, with the coefficients the formulas use.
 #[derive(Clone, Debug)]
-pub enum CurveModel {
-    /// `y² = x³ + b`; projective coordinates with the complete formulas of Renes–Costello–Batina.
-    /// Over a prime field (G1) or its quadratic extension (G2, see [`CurveSpec::extension`]).
+pub enum Equation {
+    /// `y² = x³ + b`, over a prime field (G1) or its quadratic extension (G2, see
+    /// [`CurveSpec::extension`]).
     ShortWeierstrassA0 {
         /// The coefficient `b`: its components over the base prime field (one, or c0 and c1).
         b: Vec<BigUint>,
     },
-    /// `−x² + y² = 1 + d·x²·y²`; extended coordinates (X, Y, T, Z).
+    /// `−x² + y² = 1 + d·x²·y²`.
     TwistedEdwardsAMinus1 {
         /// The coefficient `d`.
         d: BigUint,
     },
-    /// A short Weierstrass curve `y² = x³ + b` computed on its twisted Edwards model
-    /// `−u² + v² = 1 + d·u²·v²` ([`EdwardsMap`]): uploads and results are Weierstrass points,
-    /// stored points and buckets extended Edwards ones.
-    WeierstrassOnEdwards {
-        /// The Weierstrass coefficient `b` (uploads are checked against its equation).
-        b: BigUint,
-        /// The map's constants, with the Edwards coefficient `d`.
-        map: EdwardsConstants,
-        /// Whether stored points are affine, (y − x, y + x, 2d·x·y), divided by their Z in stage
-        /// 1 ([`Accumulation::EdwardsAffine`]), rather than extended (Y − X, Y + X, 2d·T, 2Z).
-        affine_bases: bool,
-    },
 }
 
-/// Everything the shader generator and the host code need to know about one curve.
+/// What a curve is, as the shader generator and the host code need it: its equation, fields,
+/// scalar field and upload encoding. How kernels store and add its points is its point model's
+/// business ([`crate::point_model`]).
 #[derive(Clone, Debug)]
 pub struct CurveSpec {
     /// Name used in labels, errors and the JS API.
@@ -69,12 +60,11 @@ pub struct CurveSpec {
     /// integers with it).
     pub scalar_modulus: BigUint,
     /// Curve equation and coefficients.
-    pub model: CurveModel,
-    /// The spec of the same curve computed on its twisted Edwards model
-    /// ([`CurveModel::WeierstrassOnEdwards`]), for short Weierstrass curves that have one.
-    pub edwards: Option<Box<CurveSpec>>,
-    /// The same with affine stored points ([`Accumulation::EdwardsAffine`]).
-    pub edwards_affine: Option<Box<CurveSpec>>,
+    pub equation: Equation,
+    /// The constants of the map to the curve's twisted Edwards model ([`EdwardsMap`]), for a
+    /// short Weierstrass curve over a prime field with a point of order 2 whose model the
+    /// kernels may add on.
+    pub edwards: Option<EdwardsConstants>,
 }
 
 /// Fp2 = Fp[u]/(u² − β).
@@ -104,57 +94,6 @@ impl CurveSpec {
         2 * 4 * self.coord_words as u64
     }
 
-    /// Coordinates of a bucket point on the GPU (3 projective, 4 extended).
-    pub fn point_coords(&self) -> usize {
-        match self.model {
-            CurveModel::ShortWeierstrassA0 { .. } => 3,
-            CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. } => 4,
-        }
-    }
-
-    /// Coordinates of an input point as stored on the GPU after conversion: affine (x, y) for
-    /// short Weierstrass, (y−x, y+x, 2d·x·y) for twisted Edwards, and for a Weierstrass curve on
-    /// its Edwards model (Y−X, Y+X, 2d·T, 2Z) of the extended image, or with affine bases
-    /// (y−x, y+x, 2d·x·y) of the affine one.
-    pub fn stored_coords(&self) -> usize {
-        match self.model {
-            CurveModel::ShortWeierstrassA0 { .. } => 2,
-            CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { affine_bases: true, .. } => 3,
-            CurveModel::WeierstrassOnEdwards { affine_bases: false, .. } => 4,
-        }
-    }
-
-    /// Whether stage 1 divides the stored points by their Z after converting them
-    /// ([`crate::step::Step::NormalizePoints`]).
-    pub fn normalizes_stored_points(&self) -> bool {
-        matches!(self.model, CurveModel::WeierstrassOnEdwards { affine_bases: true, .. })
-    }
-
-    /// Of [`Self::stored_coords`], those in the first of the two buffers that hold stored points
-    /// (`Buffer::PointsFront`, the larger half); the rest are in `Buffer::PointsBack`.
-    pub fn stored_front_coords(&self) -> usize {
-        self.stored_coords().div_ceil(2)
-    }
-
-    /// Bytes of one stored point's two halves in `form`: in `Buffer::PointsFront` and in
-    /// `Buffer::PointsBack`.
-    pub fn stored_half_bytes(&self, form: MulForm) -> (u64, u64) {
-        let coord = self.packed_words(form) as u64 * 4;
-        let front = self.stored_front_coords() as u64;
-        (front * coord, (self.stored_coords() as u64 - front) * coord)
-    }
-
-    /// The spec the pipelines of `accumulation` run: the Edwards model's for
-    /// [`Accumulation::Edwards`] and [`Accumulation::EdwardsAffine`] where the curve has one,
-    /// else this one.
-    pub fn running(&self, accumulation: Accumulation) -> &CurveSpec {
-        match (&self.edwards, &self.edwards_affine, accumulation) {
-            (Some(edwards), _, Accumulation::Edwards) => edwards,
-            (_, Some(affine), Accumulation::EdwardsAffine) => affine,
-            _ => self,
-        }
-    }
-
     /// Base field multiplications of one multiplication in the coordinates' field: 1, or 3 in
     /// Fp2 (Karatsuba).
     pub fn base_muls_per_mul(&self) -> u64 {
@@ -162,36 +101,6 @@ impl CurveSpec {
             3
         } else {
             1
-        }
-    }
-
-    /// Base field multiplications of each point operation as the formulas in
-    /// `shaders/curve_*.wgsl` perform them (multiplications by a small constant such as 3b of
-    /// BLS12-377 are additions; an Fp2 multiplication counts 3).
-    pub fn op_muls(&self) -> OpMuls {
-        match &self.model {
-            // RCB algorithms 8 and 7 (each with two multiplications by 3b); conversion: x and y
-            // into Montgomery form, then y² = x³ + b.
-            CurveModel::ShortWeierstrassA0 { b } => {
-                let m = self.base_muls_per_mul();
-                let b3: Vec<BigUint> = b.iter().map(|c| (c * 3u32) % &self.field.modulus).collect();
-                let by_b3 = 2 * crate::wgsl::field_gen::constant_mul_cost(&b3);
-                OpMuls { convert: 5 * m, add_stored: 11 * m + by_b3, add: 12 * m + by_b3, normalize: 0 }
-            }
-            // HWCD with the precomputed (y − x, y + x, 2d·x·y); conversion: x and y into
-            // Montgomery form, the curve equation (4) and x·y·2d.
-            CurveModel::TwistedEdwardsAMinus1 { .. } => OpMuls { convert: 8, add_stored: 7, add: 9, normalize: 0 },
-            // HWCD with the precomputed (Y − X, Y + X, 2d·T, 2Z) of an extended image;
-            // conversion: Montgomery form (2), the Weierstrass equation (3) and the map (6).
-            CurveModel::WeierstrassOnEdwards { affine_bases: false, .. } => {
-                OpMuls { convert: 11, add_stored: 8, add: 9, normalize: 0 }
-            }
-            // With affine bases: the map stops at (Y − X, Y + X, Z) (4 instead of 6), and
-            // normalize_points spends 1 forward and 6 backward (the inverse and its update, the
-            // two coordinates, 2d·x·y) per point, plus its share of an inversion.
-            CurveModel::WeierstrassOnEdwards { affine_bases: true, .. } => {
-                OpMuls { convert: 9, add_stored: 7, add: 9, normalize: 7 }
-            }
         }
     }
 
@@ -208,20 +117,6 @@ impl CurveSpec {
     pub fn packed_words(&self, form: MulForm) -> usize {
         self.field_for(form).storage_words() * self.degree()
     }
-}
-
-/// Field multiplications per point operation (the cost model's unit costs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpMuls {
-    /// Checking one input point and converting it into its stored Montgomery form.
-    pub convert: u64,
-    /// Adding a stored input point to a bucket (mixed addition).
-    pub add_stored: u64,
-    /// Adding two bucket points (also doubling: the formulas are complete).
-    pub add: u64,
-    /// Dividing one stored point by its Z after conversion, without its share of the batch's
-    /// inversion (0 where stored points need no division).
-    pub normalize: u64,
 }
 
 pub(crate) mod sealed {
@@ -438,14 +333,14 @@ pub(crate) fn field_of<F: PrimeField>(value: &BigUint) -> F {
     F::from_le_bytes_mod_order(&value.to_bytes_le())
 }
 
-/// The spec of registry entry `id`, whose arkworks configuration is `C` and equation `model()`
-/// (with the model of its Edwards form, where it has one), computed on first use (what every
-/// family's [`GpuCurve::spec`] returns).
+/// The spec of registry entry `id`, whose arkworks configuration is `C` and equation
+/// `equation()` (with its Edwards map's constants, where it has one), computed on first use (what
+/// every family's [`GpuCurve::spec`] returns).
 pub(crate) fn spec_of<
     C: CurveConfig<BaseField: Field<BasePrimeField: MontgomeryLimbs>, ScalarField: MontgomeryLimbs>,
 >(
     id: CurveId,
-    model: impl FnOnce() -> (CurveModel, Option<CurveModel>),
+    equation: impl FnOnce() -> (Equation, Option<EdwardsConstants>),
 ) -> &'static CurveSpec {
     type Prime<C> = <<C as CurveConfig>::BaseField as Field>::BasePrimeField;
     id.spec_cell().get_or_init(|| {
@@ -467,8 +362,8 @@ pub(crate) fn spec_of<
         };
         let coord_words = base_words * C::BaseField::extension_degree() as usize;
         assert_eq!(2 * C::ScalarField::MODULUS.as_ref().len(), SCALAR_WORDS, "{id}: scalar field limbs");
-        let (model, edwards) = model();
-        let spec = CurveSpec {
+        let (equation, edwards) = equation();
+        CurveSpec {
             name: id.name(),
             extension,
             coord_words,
@@ -476,18 +371,8 @@ pub(crate) fn spec_of<
             wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
             scalar_bits: C::ScalarField::MODULUS_BIT_SIZE,
             scalar_modulus: BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le()),
-            model,
-            edwards: None,
-            edwards_affine: None,
-        };
-        let with_model = |model| Some(Box::new(CurveSpec { model, ..spec.clone() }));
-        let edwards_affine = match &edwards {
-            Some(CurveModel::WeierstrassOnEdwards { b, map, .. }) => {
-                with_model(CurveModel::WeierstrassOnEdwards { b: b.clone(), map: map.clone(), affine_bases: true })
-            }
-            _ => None,
-        };
-        let edwards = edwards.and_then(with_model);
-        CurveSpec { edwards, edwards_affine, ..spec }
+            equation,
+            edwards,
+        }
     })
 }

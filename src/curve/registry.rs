@@ -17,14 +17,19 @@ use std::sync::OnceLock;
 use super::CurveSpec;
 use crate::MsmError;
 
-#[cfg(not(any(feature = "bls12-377", feature = "ed-on-bls12-377", feature = "bn254", feature = "bls12-381")))]
-compile_error!("webgpu-msm needs at least one curve feature: bls12-377, ed-on-bls12-377, bn254 or bls12-381");
-
-/// Expands the list of curves into [`CurveId`], the dispatch macro `with_curve!` and the test
-/// macro `for_each_curve!`. `$d` is a literal `$`, which lets the inner macros have
+/// Expands the list of curves into [`CurveId`], the dispatch macro `with_curve!`, the test
+/// macro `for_each_curve!` and the guard that a build names at least one curve's feature. `$d` is a literal `$`, which lets the inner macros have
 /// parameters of their own.
 macro_rules! curves {
     ($d:tt $( #[cfg(feature = $feature:literal)] $module:ident: $variant:ident = $name:literal => $affine:ty; )+) => {
+        // The features come from the list itself, so a new curve's feature joins the guard.
+        #[cfg(not(any($(feature = $feature),+)))]
+        compile_error!(concat!(
+            "webgpu-msm needs at least one curve feature: ",
+            $( "\"", $feature, "\" (", $name, "), ", )+
+            "see the curves! list in src/curve/registry.rs"
+        ));
+
         /// A curve by the name the bytes and JS APIs use.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum CurveId {

@@ -8,7 +8,7 @@ use ark_ec::AffineRepr;
 use ark_ff::{Field, Zero};
 
 use super::{components_of, push_field_words, spec_of, write_limbs, xy_from_le};
-use super::{sealed::Sealed, CurveId, CurveModel, CurveSpec, EdwardsMap, GpuCurve, MontgomeryLimbs, PointError};
+use super::{sealed::Sealed, CurveId, CurveSpec, EdwardsMap, Equation, GpuCurve, MontgomeryLimbs, PointError};
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
@@ -68,13 +68,8 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
     fn spec() -> &'static CurveSpec {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
-            let b = components_of(&C::COEFF_B);
-            let edwards = C::edwards_map().map(|map| CurveModel::WeierstrassOnEdwards {
-                b: b[0].clone(),
-                map: map.constants(),
-                affine_bases: false,
-            });
-            (CurveModel::ShortWeierstrassA0 { b }, edwards)
+            let edwards = C::edwards_map().map(EdwardsMap::constants);
+            (Equation::ShortWeierstrassA0 { b: components_of(&C::COEFF_B) }, edwards)
         })
     }
 

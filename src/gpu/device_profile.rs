@@ -18,8 +18,9 @@
 //! Not to be confused with [`crate::profile`], which times the steps of one MSM.
 
 use crate::calibrate::Bench;
-use crate::curve::{CurveModel, CurveSpec};
+use crate::curve::CurveSpec;
 use crate::plan::PlanShape;
+use crate::point_model::{PointModel, RunningCurve};
 use crate::step::{Accumulation, Step};
 use crate::wgsl::MulForm;
 
@@ -246,10 +247,11 @@ impl DeviceProfile {
     /// 254- to 381-bit fields) or [`DeviceProfile::small_edwards_rounds`], products batched and
     /// interleaved as the profile says.
     pub fn narrow_form(&self, spec: &CurveSpec) -> MulForm {
+        let small_edwards = small_edwards(RunningCurve::native(spec));
         let batched = self.batch_products && (self.batch_bls12_g2 || !is_bls12_g2(spec));
-        let weierstrass_g1 = spec.extension.is_none() && !small_edwards(spec);
+        let weierstrass_g1 = spec.extension.is_none() && !small_edwards;
         let interleaved = batched && (self.interleave_g1_batches || !weierstrass_g1);
-        let rounds = if small_edwards(spec) { self.small_edwards_rounds } else { 5 };
+        let rounds = if small_edwards { self.small_edwards_rounds } else { 5 };
         MulForm::Rolled { rounds, batched, interleaved }
     }
 
@@ -295,16 +297,17 @@ impl DeviceProfile {
         }
     }
 
-    /// The form `step`'s pipeline is compiled in for the curve model of `spec`, in a context
-    /// whose kernels use `form` (see the settings above; otherwise `form` itself). The storage
-    /// layout is the same in all of them, so each step reads what the one before wrote.
-    pub fn step_form(&self, step: Step, spec: &CurveSpec, form: MulForm) -> MulForm {
+    /// The form `step`'s pipeline is compiled in for `curve` (on the point model it runs), in
+    /// a context whose kernels use `form` (see the settings above; otherwise `form` itself). The
+    /// storage layout is the same in all of them, so each step reads what the one before wrote.
+    pub fn step_form(&self, step: Step, curve: RunningCurve, form: MulForm) -> MulForm {
+        let spec = curve.spec;
         let wide_g1 = spec.extension.is_none() && form == self.wide_form();
         match step {
             Step::SumWindows if self.single_round_sum_windows && form.batched() => form.with_rounds(1),
             Step::NormalizePoints if self.single_round_normalize && form.batched() => form.with_rounds(1),
             Step::AccumulateChunks
-                if self.scan_small_edwards_accumulation && small_edwards(spec) && form == self.narrow_form(spec) =>
+                if self.scan_small_edwards_accumulation && small_edwards(curve) && form == self.narrow_form(spec) =>
             {
                 MulForm::SCANNED
             }
@@ -323,12 +326,11 @@ impl Default for DeviceProfile {
     }
 }
 
-/// Whether `spec` is computed on a twisted Edwards model over a field of at most 20 13-bit
-/// limbs (ed-on-bls12-377): [`DeviceProfile::small_edwards_rounds`].
-fn small_edwards(spec: &CurveSpec) -> bool {
-    let edwards =
-        matches!(spec.model, CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. });
-    edwards && spec.field.limbs <= 20
+/// Whether `curve` adds on a twisted Edwards model over a field of at most 20 13-bit limbs
+/// (ed-on-bls12-377): [`DeviceProfile::small_edwards_rounds`].
+fn small_edwards(curve: RunningCurve) -> bool {
+    let edwards = matches!(curve.model, PointModel::Extended | PointModel::EdwardsImage { .. });
+    edwards && curve.spec.field.limbs <= 20
 }
 
 /// Whether `spec` is a BLS12 G2 group: Fp2 over 30 13-bit limbs

@@ -1,6 +1,7 @@
 //! The compute pipelines of one curve, compiled once per context and reused by every call.
 
 use crate::curve::CurveSpec;
+use crate::point_model::RunningCurve;
 use crate::step::{Kernels, Step};
 use crate::MsmError;
 
@@ -35,16 +36,16 @@ fn compute_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &
     })
 }
 
-/// Compiles `stage` for `spec` and builds a pipeline for each named entry point (the test
+/// Compiles `stage` for `curve` and builds a pipeline for each named entry point (the test
 /// kernels and microbenchmarks; the MSM's steps are [`CurvePipelines`]).
 pub(crate) fn stage_pipelines<const K: usize>(
     device: &wgpu::Device,
-    spec: &CurveSpec,
+    curve: RunningCurve,
     form: MulForm,
     stage: Stage,
     entry_points: [&str; K],
 ) -> [wgpu::ComputePipeline; K] {
-    let module = shader_module(device, spec, stage, &compose(spec, stage, form));
+    let module = shader_module(device, curve.spec, stage, &compose(curve, stage, form));
     entry_points.map(|entry| compute_pipeline(device, &module, entry))
 }
 
@@ -65,13 +66,13 @@ fn stage_steps(device: &wgpu::Device, spec: &CurveSpec, stage: &StageCode) -> Ve
 
 /// The stages one set of kernels needs on a device of `profile`: each holds the steps that
 /// share its module, in the form the profile compiles them in ([`DeviceProfile::step_form`]).
-fn stages_of(profile: &DeviceProfile, spec: &CurveSpec, kernels: Kernels) -> Vec<StageCode> {
+fn stages_of(profile: &DeviceProfile, curve: RunningCurve, kernels: Kernels) -> Vec<StageCode> {
     let mut by_stage: Vec<StageCode> = Vec::new();
-    for step in Step::of(spec, kernels) {
-        let (stage, form) = (step.stage(), profile.step_form(step, spec, kernels.form));
+    for step in Step::of(curve.model, kernels.plan) {
+        let (stage, form) = (step.stage(), profile.step_form(step, curve, kernels.form));
         match by_stage.iter_mut().find(|s| s.stage == stage && s.form == form) {
             Some(module) => module.steps.push(step),
-            None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(spec, stage, form) }),
+            None => by_stage.push(StageCode { stage, form, steps: vec![step], code: compose(curve, stage, form) }),
         }
     }
     by_stage
@@ -85,13 +86,13 @@ impl CurvePipelines {
     /// it is created (software GPUs compile at its first dispatch instead, so there it gains
     /// little); in browsers one after the other, all first compiled asynchronously by the
     /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
-    pub(crate) async fn compile(gpu: &Gpu, candidates: &[(&CurveSpec, Kernels)]) -> Result<Vec<Self>, MsmError> {
+    pub(crate) async fn compile(gpu: &Gpu, candidates: &[(RunningCurve<'_>, Kernels)]) -> Result<Vec<Self>, MsmError> {
         let stages: Vec<Vec<StageCode>> =
-            candidates.iter().map(|&(spec, kernels)| stages_of(&gpu.profile, spec, kernels)).collect();
+            candidates.iter().map(|&(curve, kernels)| stages_of(&gpu.profile, curve, kernels)).collect();
         // Each distinct module once, with every step any candidate needs from it: candidates
         // share the stages whose code is the same (transposition, scalar conversion).
         let mut modules: Vec<(&CurveSpec, StageCode)> = Vec::new();
-        for (&(spec, _), codes) in candidates.iter().zip(&stages) {
+        for (&(RunningCurve { spec, .. }, _), codes) in candidates.iter().zip(&stages) {
             for code in codes {
                 match modules.iter_mut().find(|(_, module)| module.code == code.code) {
                     Some((_, module)) => {

@@ -11,11 +11,12 @@ use crate::calibrate::Candidates;
 use crate::combine::points_from_gpu;
 use crate::cpu_model;
 use crate::curve::registry::each_curve;
-use crate::curve::{push_scalar_words, CurveModel, CurveSpec, GpuCurve};
+use crate::curve::{push_scalar_words, CurveSpec, Equation, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
 use crate::limbs::Montgomery;
 use crate::plan::Plan;
+use crate::point_model::{PointModel, RunningCurve};
 use crate::step::Buffer;
 use crate::upload::{Points, Scalars};
 use crate::wgsl::{MulForm, Stage};
@@ -60,16 +61,16 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
     let constant = |c: BigUint| -> Coordinate {
         std::iter::once(c).chain(std::iter::repeat(BigUint::zero())).take(spec.degree()).collect()
     };
-    let coords = match (&spec.model, p.is_zero()) {
-        (CurveModel::ShortWeierstrassA0 { .. }, true) => {
+    // The test kernels run the curve's own point model.
+    let coords = match (&spec.equation, p.is_zero()) {
+        (Equation::ShortWeierstrassA0 { .. }, true) => {
             vec![constant(BigUint::zero()), constant(lambda.clone()), constant(BigUint::zero())]
         }
-        (CurveModel::ShortWeierstrassA0 { .. }, false) => vec![scale(&x), scale(&y), constant(lambda.clone())],
-        (CurveModel::TwistedEdwardsAMinus1 { .. }, _) => {
+        (Equation::ShortWeierstrassA0 { .. }, false) => vec![scale(&x), scale(&y), constant(lambda.clone())],
+        (Equation::TwistedEdwardsAMinus1 { .. }, _) => {
             let xy = vec![(&x[0] * &y[0]) % &m.modulus];
             vec![scale(&x), scale(&y), scale(&xy), constant(lambda.clone())]
         }
-        (CurveModel::WeierstrassOnEdwards { .. }, _) => panic!("the test kernels run G::spec(), the curve's own model"),
     };
     storage_words(m, &coords)
 }
@@ -94,13 +95,13 @@ fn run_test_kernel<G: GpuCurve>(
     output: (u32, usize),
     threads: u32,
 ) -> Vec<u32> {
-    run_spec_test_kernel(ctx, G::spec(), form_of::<G>(ctx), entry, inputs, output, threads)
+    run_spec_test_kernel(ctx, RunningCurve::native(G::spec()), form_of::<G>(ctx), entry, inputs, output, threads)
 }
 
-/// [`run_test_kernel`] for the test kernels of any `spec` in any `form` the device runs.
+/// [`run_test_kernel`] for the test kernels of any `curve` in any `form` the device runs.
 fn run_spec_test_kernel(
     ctx: &MsmContext,
-    spec: &CurveSpec,
+    curve: RunningCurve,
     form: MulForm,
     entry: &str,
     inputs: &[(u32, &[u32])],
@@ -109,7 +110,7 @@ fn run_spec_test_kernel(
 ) -> Vec<u32> {
     use wgpu::util::DeviceExt;
     let gpu = ctx.gpu();
-    let [pipeline] = stage_pipelines(&gpu.device, spec, form, Stage::TestOps, [entry]);
+    let [pipeline] = stage_pipelines(&gpu.device, curve, form, Stage::TestOps, [entry]);
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let buffers: Vec<(u32, wgpu::Buffer)> = inputs
         .iter()
@@ -236,7 +237,8 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(|v| m.to_storage(v)).collect();
         let words = m.storage_words();
         let output = (1, pairs.len() * OPS * words);
-        let out = run_spec_test_kernel(ctx, &spec, form, "test_field_ops", &[(0, &input)], output, pairs.len() as u32);
+        let curve = RunningCurve::native(&spec);
+        let out = run_spec_test_kernel(ctx, curve, form, "test_field_ops", &[(0, &input)], output, pairs.len() as u32);
         for (i, (a, b)) in pairs.iter().enumerate() {
             let inverse = a.modpow(&(&p - 2u32), &p);
             let (sum, difference) = ((a + b) % &p, (a + &p - b) % &p);
@@ -268,7 +270,8 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let p0 = random(&mut rng);
     let mut cases: Vec<(G, G)> = vec![(p0, p0), (p0, (-p0.into_group()).into_affine()), (G::zero(), p0)];
     cases.extend((0..30).map(|_| (random(&mut rng), random(&mut rng))));
-    let sw = matches!(spec.model, CurveModel::ShortWeierstrassA0 { .. });
+    let curve = RunningCurve::native(spec);
+    let sw = matches!(spec.equation, Equation::ShortWeierstrassA0 { .. });
     if !sw {
         // On Edwards curves the identity is an ordinary affine point and may be added mixed.
         cases.push((p0, G::zero()));
@@ -279,13 +282,13 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, form)).collect();
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words(form);
+    let point_words = curve.model.point_coords() * spec.packed_words(form);
     let n = cases.len();
     let inputs: [(u32, &[u32]); 2] = [(2, &point_in), (3, &raw_in)];
     let run = |entry: &str, results: usize| {
         let output = (4, n * results * point_words);
-        let out = run_spec_test_kernel(ctx, spec, form, entry, &inputs, output, (n * results) as u32);
-        points_from_gpu::<G>(&out, spec, form).expect("GPU points are on the curve")
+        let out = run_spec_test_kernel(ctx, curve, form, entry, &inputs, output, (n * results) as u32);
+        points_from_gpu::<G>(&out, curve, form).expect("GPU points are on the curve")
     };
     let (sums, doubles, stored) =
         (run("test_point_add", 1), run("test_point_double", 1), run("test_point_add_stored", 2));
@@ -328,8 +331,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Holds the workspace's lease while reading its buffers, so no other test's call reuses it.
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
     let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
-    let output = pollster::block_on(ctx.run_leased(
-        &runner,
+    let output = pollster::block_on(runner.run_leased(
+        ctx.gpu(),
         &mut lease,
         &plan,
         PointSource::upload(&Points::Arkworks(&points).raw_halves(), 0),
@@ -338,9 +341,9 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     ))
     .expect("GPU run");
     output.faults.check(0).expect("valid points");
-    let spec = runner.spec;
+    let (curve, spec) = (runner.curve, runner.curve.spec);
     let window_sums =
-        points_from_gpu::<G>(&output.window_sums, spec, form_of::<G>(ctx)).expect("GPU points are on the curve");
+        points_from_gpu::<G>(&output.window_sums, curve, form_of::<G>(ctx)).expect("GPU points are on the curve");
     let workspace = lease.workspace().expect("workspace");
     let read = |b: Buffer, words: usize| {
         pollster::block_on(ctx.gpu().read_words(workspace.buffer(b), words as u64 * 4)).expect("readback")
@@ -354,7 +357,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");
     // Each stored point: its first coordinates in one buffer, the rest in the other.
     let coord_words = spec.packed_words(form_of::<G>(ctx));
-    let (front, back) = (spec.stored_front_coords(), spec.stored_coords() - spec.stored_front_coords());
+    let (front, back) =
+        (curve.model.stored_front_coords(), curve.model.stored_coords() - curve.model.stored_front_coords());
     let front_words = read(Buffer::PointsFront, n * front * coord_words);
     let back_words = read(Buffer::PointsBack, n * back * coord_words);
     for (i, p) in points.iter().enumerate().skip(1) {
@@ -367,18 +371,20 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
         let coords: Vec<BigUint> = words.chunks(field.storage_words()).map(|w| field.from_storage(w)).collect();
         let (x, y) = affine_xy(p);
         let modulus = &spec.field.modulus;
-        if let CurveModel::ShortWeierstrassA0 { .. } = spec.model {
+        if curve.model == PointModel::Projective {
             assert_eq!(coords, [x, y].concat(), "stage 1 point {i}");
             continue;
         }
         // Twisted Edwards models: over prime fields.
         let (x, y) = (x[0].clone(), y[0].clone());
-        let expected = match &spec.model {
-            CurveModel::ShortWeierstrassA0 { .. } => unreachable!("checked above"),
-            CurveModel::TwistedEdwardsAMinus1 { d } => {
+        let expected = match curve.model {
+            PointModel::Projective => unreachable!("checked above"),
+            PointModel::Extended => {
+                let Equation::TwistedEdwardsAMinus1 { d } = &spec.equation else { unreachable!("an Edwards curve") };
                 vec![(&y + modulus - &x) % modulus, (&y + &x) % modulus, (x * y * d * 2u32) % modulus]
             }
-            CurveModel::WeierstrassOnEdwards { map, affine_bases, .. } => {
+            PointModel::EdwardsImage { affine_bases } => {
+                let map = spec.edwards.as_ref().expect("the curve has an Edwards model");
                 // (Y − X, Y + X, 2d·T, 2Z) of X = κ·w·(w + t), Y = (w − t)·y, T = κ·w·(w − t),
                 // Z = y·(w + t), w = x − α; with affine bases (v − u, v + u, 2d·u·v) of
                 // u = X/Z, v = Y/Z.
@@ -387,7 +393,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
                 let (plus, minus) = (m(&w + &map.t), m(&w + modulus - &map.t));
                 let (ex, ey) = (m(&map.kappa * &w * &plus), m(&minus * &y));
                 let (et, ez) = (m(&map.kappa * &w * &minus), m(&y * &plus));
-                if *affine_bases {
+                if affine_bases {
                     let inverse = ez.modpow(&(modulus - 2u32), modulus);
                     let (u, v) = (m(ex * &inverse), m(ey * &inverse));
                     vec![m(&v + modulus - &u), m(&v + &u), m(u * v * &map.d * 2u32)]
@@ -421,8 +427,8 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Stage 3: bucket sums from the GPU's own CSR. A bucket is left in pieces: its first in
     // Buckets, then the carries of the later chunks it reaches into (stage 4 adds them). Empty
     // buckets are never written.
-    let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
-    let decode = |words: &[u32]| points_from_gpu::<G>(words, spec, form_of::<G>(ctx)).expect("pieces on curve")[0];
+    let point_words = curve.model.point_coords() * spec.packed_words(form_of::<G>(ctx));
+    let decode = |words: &[u32]| points_from_gpu::<G>(words, curve, form_of::<G>(ctx)).expect("pieces on curve")[0];
     let firsts = read(Buffer::Buckets, buckets * point_words);
     let carries = read(Buffer::Carries, plan.total_chunks() as usize * point_words);
     let (n32, s, c) = (plan.n, plan.chunk_len, plan.chunks_per_window);
@@ -447,7 +453,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Stage 4: partial sums from the GPU's own buckets, then window sums from its partial sums.
     let partials = points_from_gpu::<G>(
         &read(Buffer::Partials, plan.total_segments() as usize * point_words),
-        spec,
+        curve,
         form_of::<G>(ctx),
     )
     .expect("partials on the curve");
@@ -475,19 +481,19 @@ use ark_ec::VariableBaseMSM;
 /// must match.
 fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
-    let spec = G::spec();
+    let curve = RunningCurve::native(G::spec());
     let n = 1000;
     let mut rng = StdRng::seed_from_u64(5);
     let points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
     let mut raw_in = Vec::new();
     points.iter().for_each(|q| q.push_words(&mut raw_in));
-    let point_words = spec.point_coords() * spec.packed_words(form_of::<G>(ctx));
+    let point_words = curve.model.point_coords() * curve.spec.packed_words(form_of::<G>(ctx));
     let out = run_test_kernel::<G>(ctx, "test_chain", &[(3, &raw_in)], (4, n * point_words), 1);
     let mut acc = G::Group::zero();
     let mut wrong = Vec::new();
     for (k, q) in points.iter().enumerate() {
         acc += q;
-        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], G::spec(), form_of::<G>(ctx));
+        let got = points_from_gpu::<G>(&out[k * point_words..(k + 1) * point_words], curve, form_of::<G>(ctx));
         if got.as_ref().map(|g| g[0] != acc).unwrap_or(true) {
             wrong.push(k);
         }
@@ -496,7 +502,7 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     assert!(
         wrong.is_empty(),
         "{} {form:?}: {} wrong prefixes, first {:?}",
-        spec.name,
+        curve.spec.name,
         wrong.len(),
         &wrong[..wrong.len().min(5)]
     );
@@ -618,7 +624,7 @@ fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
     use ark_bls12_377::{Fq, G1Affine};
     let Some(ctx) = shared_context() else { return };
     let runner = pollster::block_on(ctx.runner::<G1Affine>()).expect("runner");
-    assert!(matches!(runner.spec.model, CurveModel::WeierstrassOnEdwards { .. }), "bls12-377 runs on Edwards");
+    assert!(runner.curve.model.on_edwards_image(), "bls12-377 runs on Edwards");
     let mut rng = StdRng::seed_from_u64(21);
     let n = 64;
     let g1: Vec<G1Affine> =
@@ -643,12 +649,12 @@ fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
         let (points, scalars) = (Points::Arkworks(raw_points.as_slice()), Scalars::<G1Affine>::Arkworks(raw_scalars));
         let halves = points.raw_halves();
         let source = PointSource::upload(&halves, 0);
-        let output =
-            pollster::block_on(ctx.run_leased(&runner, &mut lease, &plan, source, &scalars, false)).expect("GPU run");
+        let output = pollster::block_on(runner.run_leased(ctx.gpu(), &mut lease, &plan, source, &scalars, false))
+            .expect("GPU run");
         assert_eq!(output.faults.no_image, reported, "{what}");
         assert_eq!(runner.exceptional(&output.window_sums), flagged, "{what}");
         if !flagged {
-            let window_sums = points_from_gpu::<G1Affine>(&output.window_sums, runner.spec, runner.kernels().form)
+            let window_sums = points_from_gpu::<G1Affine>(&output.window_sums, runner.curve, runner.kernels().form)
                 .expect("on the curve");
             let mut got = crate::combine::combine_windows(&window_sums, &plan);
             if let Some(from) = reported {

@@ -2,6 +2,7 @@
 
 use crate::curve::{CurveSpec, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::plan::{Plan, MAX_SETS_PER_PASS};
+use crate::point_model::RunningCurve;
 use crate::step::{Buffer, Kernels, Step};
 
 use super::pipelines::CurvePipelines;
@@ -17,13 +18,15 @@ pub(crate) const WINDOW_SUMS_REGION: u64 = 3;
 pub(crate) struct BufferSizes([u64; Buffer::ALL.len()]);
 
 impl BufferSizes {
-    /// What `plan` needs on the curve `spec` with `kernels`.
+    /// What `plan` needs on the curve `spec` with `kernels` (on the point model their
+    /// accumulation runs there).
     pub(crate) fn for_plan(spec: &CurveSpec, kernels: Kernels, plan: &Plan) -> Self {
-        let spec = spec.running(kernels.accumulation);
+        let curve = RunningCurve::new(spec, kernels.accumulation);
         let plan = &plan.shaped(kernels.plan);
         let n = plan.n as u64;
         let field = spec.packed_words(kernels.form) as u64 * 4;
-        let point = spec.point_coords() as u64 * field;
+        let point = curve.point_bytes(kernels.form);
+        let (front, back) = curve.stored_half_bytes(kernels.form);
         let windows = plan.all_windows() as u64;
         let raw_points = raw_buffer_bytes(spec, plan.scalars_per_set() as usize);
         let sizes = Buffer::ALL.map(|b| match b {
@@ -31,8 +34,8 @@ impl BufferSizes {
             Buffer::RawPoints => raw_points[0],
             Buffer::RawPointsHigh => raw_points[1],
             Buffer::RawScalars => plan.sets as u64 * plan.scalars_per_set() as u64 * SCALAR_WORDS as u64 * 4,
-            Buffer::PointsFront => n * spec.stored_half_bytes(kernels.form).0,
-            Buffer::PointsBack => n * spec.stored_half_bytes(kernels.form).1,
+            Buffer::PointsFront => n * front,
+            Buffer::PointsBack => n * back,
             Buffer::Identity => n * 4,
             Buffer::Digits | Buffer::Entries => windows * n * 4,
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
@@ -42,7 +45,7 @@ impl BufferSizes {
             Buffer::Partials => (WINDOW_SUMS_REGION * plan.total_segments() as u64 + windows) * point,
             Buffer::Carries => plan.total_chunks() as u64 * point,
             Buffer::Faults => FAULTS_BYTES,
-            Buffer::Prefixes => match spec.normalizes_stored_points() {
+            Buffer::Prefixes => match curve.model.normalizes_stored_points() {
                 true => n * field,
                 false => 0,
             },

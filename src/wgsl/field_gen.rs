@@ -11,150 +11,16 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use crate::curve::{CurveModel, CurveSpec};
-use crate::limbs::{Montgomery, LIMB_BITS, LIMB_MASK, WIDE_LIMB_BITS};
+use crate::curve::CurveSpec;
+use crate::limbs::{Montgomery, MulForm, LIMB_BITS, LIMB_MASK};
+use crate::point_model::{constant_mul_cost, small_integer, RunningCurve, ShaderConstant};
 
+use super::mont::{
+    batches_as_calls, close_mul, field_literal, m_times_limb, mont_finish, mont_round, mul_frame, mul_functions, open_mul,
+    product_params, Code, MulFrame, LAZY_AS_REDUCED, MAX_BATCH, MAX_SUM_BATCH,
+};
 use super::storage::StorageWords;
 use super::{field_packed, field_wide, fp2};
-
-/// How `field_mul` is generated; both compute the same function. `rounds` is the most
-/// Montgomery rounds one loop iteration runs: each field runs the largest divisor of its own
-/// limb count not above it ([`Montgomery::loop_rounds`]), so one form serves fields of any size.
-/// Which device runs which form is the device profile's business
-/// ([`crate::DeviceProfile`]); this type only says how the arithmetic is generated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MulForm {
-    /// 13-bit limbs, one per u32 (two per u32 between operations where
-    /// [`MulForm::packed_values`]): a loop of N/R iterations of R unrolled rounds, R = the
-    /// field's rounds for `rounds`, or straight-line product scanning when `rounds` ≥ N. Needs
-    /// nothing beyond WebGPU.
-    Rolled {
-        /// At most this many Montgomery rounds per loop iteration.
-        rounds: usize,
-        /// Whether the curve formulas multiply in batches of independent products
-        /// (`field_mul_xK`, see [`MulForm::batched`]) rather than one product after another.
-        batched: bool,
-        /// Whether a batch's products share one loop (`field_mul_xK` advances them together)
-        /// rather than each running its own (`field_mul_xK` calls `field_mul` K times). Only
-        /// with `batched`: see [`MulForm::interleaved`].
-        interleaved: bool,
-    },
-    /// 32-bit limbs multiplied into 64-bit products (the device needs wgpu's `SHADER_INT64`):
-    /// 12 limbs for a 377-bit field instead of 30. A loop of N/R iterations as in `Rolled`, or
-    /// straight-line code when `rounds` ≥ N.
-    Wide {
-        /// At most this many Montgomery rounds per loop iteration.
-        rounds: usize,
-        /// As for `Rolled`.
-        batched: bool,
-    },
-}
-
-impl MulForm {
-    /// 13-bit limbs, up to 5 rounds per loop iteration (5 for the 20 and 30 limbs of 254- to
-    /// 381-bit fields), products batched, each batch in one loop.
-    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: true };
-    /// 32-bit limbs, up to 4 rounds per loop iteration (4 for 8 and 12 limbs), products batched.
-    pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
-    /// Straight-line 13-bit products, batched, each summed column by column (product
-    /// scanning). Any `rounds` at least the field's limbs (at most 30) means straight-line
-    /// code.
-    pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true, interleaved: true };
-
-    /// Whether `field_mul_xK` advances K independent products in one loop (K times fewer loop
-    /// back-edges per product, and every product's operands and accumulators live at once) or
-    /// calls `field_mul` K times.
-    pub fn batched(self) -> bool {
-        match self {
-            MulForm::Rolled { batched, .. } | MulForm::Wide { batched, .. } => batched,
-        }
-    }
-
-    /// Whether a batch's products share one loop, all K advancing round by round, rather than
-    /// each running its own loop (a body K times smaller). Straight-line code (rounds ≥ limbs)
-    /// is always interleaved: its product-scanned batches need it.
-    pub fn interleaved(self) -> bool {
-        match self {
-            MulForm::Rolled { batched, interleaved, .. } => batched && interleaved,
-            MulForm::Wide { batched, .. } => batched,
-        }
-    }
-
-    /// Whether field values live packed between operations, two 13-bit limbs per u32 (see
-    /// `src/wgsl/field_packed.rs`): the 13-bit form with products one after another, which
-    /// holds half the registers per value where the curve formulas would otherwise exceed a
-    /// GPU's register budget.
-    pub fn packed_values(self) -> bool {
-        matches!(self, MulForm::Rolled { batched: false, .. })
-    }
-
-    /// Whether `field_mul_sum` (a·b + c·d) fuses its two products into one Montgomery
-    /// reduction: with 32-bit limbs (see `field_wide.rs`); the 13-bit accumulators have no room
-    /// for a third product per round, so there the curve formulas keep their products apart.
-    pub fn fuses_sums(self) -> bool {
-        matches!(self, MulForm::Wide { .. })
-    }
-
-    /// Bits per limb of this form's field elements.
-    pub fn limb_bits(self) -> u32 {
-        match self {
-            MulForm::Rolled { .. } => LIMB_BITS,
-            MulForm::Wide { .. } => WIDE_LIMB_BITS,
-        }
-    }
-
-    /// The most Montgomery rounds per loop iteration this form asks for.
-    pub fn rounds(self) -> usize {
-        match self {
-            MulForm::Rolled { rounds, .. } | MulForm::Wide { rounds, .. } => rounds,
-        }
-    }
-
-    /// This form with at most `rounds` Montgomery rounds per loop iteration.
-    pub fn with_rounds(self, rounds: usize) -> MulForm {
-        match self {
-            MulForm::Rolled { batched, interleaved, .. } => MulForm::Rolled { rounds, batched, interleaved },
-            MulForm::Wide { batched, .. } => MulForm::Wide { rounds, batched },
-        }
-    }
-
-    /// This form with products one after another.
-    pub fn unbatched(self) -> MulForm {
-        match self {
-            MulForm::Rolled { rounds, .. } => MulForm::Rolled { rounds, batched: false, interleaved: false },
-            MulForm::Wide { rounds, .. } => MulForm::Wide { rounds, batched: false },
-        }
-    }
-
-    /// Whether the shaders use 64-bit integers (the device needs `SHADER_INT64`).
-    pub fn needs_int64(self) -> bool {
-        matches!(self, MulForm::Wide { .. })
-    }
-}
-
-impl Default for MulForm {
-    /// [`MulForm::ROLLED`], which every WebGPU device can run. Contexts choose their form by
-    /// calibration ([`crate::calibrate`]).
-    fn default() -> Self {
-        MulForm::ROLLED
-    }
-}
-
-/// Collects WGSL lines.
-#[derive(Default)]
-pub(super) struct Code(pub(super) String);
-
-impl Code {
-    pub(super) fn line(&mut self, indent: usize, text: impl AsRef<str>) {
-        let _ = writeln!(self.0, "{:width$}{}", "", text.as_ref(), width = indent * 4);
-    }
-}
-
-/// `Field(array<u32, N>(a, b, …))` from limb expressions.
-pub(super) fn field_literal(limbs: impl IntoIterator<Item = String>, n: usize) -> String {
-    let parts: Vec<String> = limbs.into_iter().collect();
-    format!("Field(array<u32, {n}>({}))", parts.join(", "))
-}
 
 /// A base field value as a `Field` expression; packed (see [`field_packed`]) when `packed`.
 fn field_value(value: &BigUint, f: &Montgomery, packed: bool) -> String {
@@ -189,8 +55,10 @@ const FIELD_HELPERS: &str = include_str!("../../shaders/field.wgsl");
 const PRIME_FIELD_HELPERS: &str = include_str!("../../shaders/field_prime.wgsl");
 
 /// The generated "field" module of the curve's coordinates, with limbs of the width `form`
-/// uses: its base prime field, or Fp2 over it ([`fp2`]), with the curve's constants.
-pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
+/// uses: its base prime field, or Fp2 over it ([`fp2`]), with the constants of the curve's point
+/// model.
+pub fn field_module(curve: RunningCurve, form: MulForm) -> String {
+    let spec = curve.spec;
     let f = spec.field_for(form);
     let prime = prime_field(spec, form) + FIELD_HELPERS + PRIME_FIELD_HELPERS;
     let field = match &spec.extension {
@@ -199,7 +67,7 @@ pub fn field_module(spec: &CurveSpec, form: MulForm) -> String {
             fp2::extension_module(fp2::base_namespace(&prime), &f.modulus, &extension.nonresidue, form) + FIELD_HELPERS
         }
     };
-    field + &curve_constants(spec, f, form.packed_values())
+    field + &curve_constants(curve, f, form.packed_values())
 }
 
 /// The base prime field's module: constants, types and straight-line arithmetic, with limbs of
@@ -290,37 +158,19 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     out
 }
 
-/// Curve coefficients in Montgomery form, packed where field values are.
-fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
+/// The point model's constants in Montgomery form, packed where field values are.
+fn curve_constants(curve: RunningCurve, f: &Montgomery, packed: bool) -> String {
     let mont = |v: &BigUint| (v * &f.r_mod_p) % &f.modulus;
-    match &spec.model {
-        CurveModel::ShortWeierstrassA0 { b } => {
-            let b3: Vec<BigUint> = b.iter().map(|c| (c * 3u32) % &f.modulus).collect();
-            let mont_all = |v: &[BigUint]| v.iter().map(mont).collect::<Vec<_>>();
-            let mut out = coordinate_const("B", "b, Montgomery form", &mont_all(b), f, packed);
-            out += &coordinate_const("B3", "3·b, Montgomery form", &mont_all(&b3), f, packed);
-            out + &mul_by_constant("mul_by_b3", &b3, f, packed)
-        }
-        CurveModel::TwistedEdwardsAMinus1 { d } => {
-            let d2 = (d * 2u32) % &f.modulus;
-            field_const("D2", "2·d, Montgomery form", &mont(&d2), f, packed)
-        }
-        CurveModel::WeierstrassOnEdwards { b, map, affine_bases } => {
-            let d2 = (&map.d * 2u32) % &f.modulus;
-            let mut out = field_const("B", "b of the Weierstrass equation, Montgomery form", &mont(b), f, packed);
-            out += &field_const("D2", "2·d of the Edwards model, Montgomery form", &mont(&d2), f, packed);
-            out +=
-                &field_const("EDWARDS_ALPHA", "α: (α, 0) has order 2, Montgomery form", &mont(&map.alpha), f, packed);
-            out += &field_const("EDWARDS_T", "t = √(3α²), Montgomery form", &mont(&map.t), f, packed);
-            out += &field_const("EDWARDS_KAPPA", "κ = √(−(3α + 2t)), Montgomery form", &mont(&map.kappa), f, packed);
-            if *affine_bases {
-                // d/2 = d·(p + 1)/2.
-                let half = (&map.d * ((&f.modulus + 1u32) >> 1)) % &f.modulus;
-                out += &field_const("D_HALF", "d/2 of the Edwards model, Montgomery form", &mont(&half), f, packed);
+    let mut out = String::new();
+    for constant in curve.constants() {
+        out += &match constant {
+            ShaderConstant::Value { name, doc, components } => {
+                coordinate_const(name, doc, &components.iter().map(mont).collect::<Vec<_>>(), f, packed)
             }
-            out
-        }
+            ShaderConstant::MulByB3(b3) => mul_by_constant("mul_by_b3", &b3, f, packed),
+        };
     }
+    out
 }
 
 /// `STORED_READ_AT_USE` (see [`super::compose::Define`]): whether bucket accumulation
@@ -329,15 +179,8 @@ fn curve_constants(spec: &CurveSpec, f: &Montgomery, packed: bool) -> String {
 /// mixed addition (the twisted Edwards models: y − x, y + x, 2d·t, and 2z with extended points)
 /// and `form` runs its products one after another (batched products take all their factors at
 /// once).
-pub(super) fn stored_read_at_use(spec: &CurveSpec, form: MulForm) -> bool {
-    let niels =
-        matches!(spec.model, CurveModel::TwistedEdwardsAMinus1 { .. } | CurveModel::WeierstrassOnEdwards { .. });
-    niels && !form.batched()
-}
-
-/// The constant as a small positive integer, where it is one (an addition chain multiplies by it).
-fn small_integer(k: &BigUint) -> Option<u32> {
-    (k.bits() > 0 && k.bits() <= 6).then(|| k.iter_u32_digits().next().unwrap_or(0))
+pub(super) fn stored_read_at_use(curve: RunningCurve, form: MulForm) -> bool {
+    curve.model.stores_niels() && !form.batched()
 }
 
 /// `fn name(a: T) -> T` = k·a for a small integer k, by double-and-add with `add`.
@@ -354,17 +197,6 @@ fn times_small(name: &str, ty: &str, add: &str, k: u32) -> String {
     c.line(1, "return r;");
     c.line(0, "}");
     c.0
-}
-
-/// Base field multiplications of `mul_by_b3` for the constant 3·b with components `k` (see
-/// `mul_by_constant`).
-pub fn constant_mul_cost(k: &[BigUint]) -> u64 {
-    let general = |k: &BigUint| small_integer(k).is_none() && k.bits() > 0;
-    match k {
-        [k] => u64::from(general(k)),
-        [k0, k1] if general(k0) && general(k1) => 3,
-        _ => 2 * k.iter().filter(|k| general(k)).count() as u64,
-    }
 }
 
 /// `fn name(a: Field) -> Field` multiplying by the constant `B3` (its components `k` over the
@@ -501,19 +333,6 @@ fn sub_lazy(spec: &CurveSpec) -> String {
     c.0
 }
 
-/// `field_add_lazy` and `field_sub_lazy` where a field takes no unreduced operands
-/// ([`Montgomery::takes_lazy_sums`]) or an extension's products add their operands'
-/// coordinates: `field_add` and `field_sub`.
-pub(super) const LAZY_AS_REDUCED: &str = "\
-fn field_add_lazy(a: Field, b: Field) -> Field {
-    return field_add(a, b);
-}
-
-fn field_sub_lazy(a: Field, b: Field) -> Field {
-    return field_sub(a, b);
-}
-";
-
 /// Lazy addition and subtraction ([`add_lazy`], [`sub_lazy`]; `field_wide.rs` has the 32-bit
 /// ones): of two reduced values (below p) they return a value below 2p that is congruent to the
 /// sum or difference, in normalized limbs, and skip the conditional subtraction of p. Such a
@@ -582,57 +401,6 @@ fn mul(spec: &CurveSpec, rounds: usize, interleaved: bool) -> String {
     (1..=MAX_BATCH).map(|k| mul_scanned_products(f, k)).collect()
 }
 
-/// `field_mul` and `field_mul_xK` (K ≤ [`MAX_BATCH`]) of either limb width, or with `sums`
-/// `field_mul_sum` and `field_mul_sum_xK` (K ≤ [`MAX_SUM_BATCH`]); `generate(rounds, k)`
-/// generates one of them. Rolled (`rounds < n`) and `batched`: each batch is its own function,
-/// one loop advancing all its products. Otherwise: one function, and the batches call it K
-/// times (drivers inline the calls; the WGSL stays small).
-pub(super) fn mul_functions(
-    n: usize,
-    rounds: usize,
-    batched: bool,
-    sums: bool,
-    generate: impl Fn(usize, usize) -> String,
-) -> String {
-    assert!(rounds > 0 && rounds <= n && n.is_multiple_of(rounds), "rounds must divide the {n} limbs");
-    if rounds < n && batched {
-        let most = if sums { MAX_SUM_BATCH } else { MAX_BATCH };
-        return (1..=most).map(|k| generate(rounds, k)).collect();
-    }
-    generate(rounds, 1) + &batches_as_calls(sums)
-}
-
-/// The parameters of product `i` of a generated multiplication: `a{i}: Field, b{i}: Field`,
-/// then `c{i}: Field, d{i}: Field` for a sum of two products.
-pub(super) fn product_params(i: usize, sums: bool) -> String {
-    let operands: &[char] = if sums { &['a', 'b', 'c', 'd'] } else { &['a', 'b'] };
-    operands.iter().map(|x| format!("{x}{i}: Field")).collect::<Vec<_>>().join(", ")
-}
-
-/// `field_mul_xK` for K = 2..=MAX_BATCH as K calls of `field_mul` (with their `FieldXK` types),
-/// or with `sums` `field_mul_sum_xK` for K = 2..=MAX_SUM_BATCH as K calls of `field_mul_sum`.
-pub(super) fn batches_as_calls(sums: bool) -> String {
-    let (name, most) = if sums { ("field_mul_sum", MAX_SUM_BATCH) } else { ("field_mul", MAX_BATCH) };
-    let mut out = String::new();
-    for k in 2..=most {
-        let params: Vec<String> = (0..k).map(|i| product_params(i, sums)).collect();
-        let calls: Vec<String> = (0..k)
-            .map(|i| {
-                let args = if sums { format!("a{i}, b{i}, c{i}, d{i}") } else { format!("a{i}, b{i}") };
-                format!("{name}({args})")
-            })
-            .collect();
-        if !sums {
-            let _ = writeln!(out, "struct FieldX{k} {{ r: array<Field, {k}> }}");
-        }
-        out += &format!(
-            "fn {name}_x{k}({}) -> FieldX{k} {{\n    return FieldX{k}(array<Field, {k}>({}));\n}}\n",
-            params.join(", "),
-            calls.join(", ")
-        );
-    }
-    out
-}
 
 /// `field_mul_sum(a, b, c, d)` = a·b + c·d and its batches as two products each, summed: the
 /// limb forms without a fused sum (13-bit limbs, whose lazy accumulators have no room for a
@@ -709,12 +477,6 @@ fn mul_scanned_products(f: &Montgomery, k: usize) -> String {
     c.0
 }
 
-/// Largest number of sums of two products one `field_mul_sum_xK` call computes.
-pub(super) const MAX_SUM_BATCH: usize = 3;
-
-/// Largest number of independent products one `field_mul_xK` call computes.
-pub(super) const MAX_BATCH: usize = 6;
-
 /// `field_mul` (k = 1) or `field_mul_xK` (k independent products a_i·b_i, returned as
 /// `FieldXK`), `rounds` Montgomery rounds per loop iteration with all k products advancing
 /// together; `rounds == n` emits no loop at all (straight-line code).
@@ -723,139 +485,6 @@ fn mul_products(p: &[u32], rounds: usize, k: usize) -> String {
     let round = |c: &mut Code, d: usize, r: usize, i: usize| mont_round(c, d, &format!("a{i}_{r}"), i, p);
     // Carries are resolved once, after the last round (the accumulators never overflow).
     mul_frame(MulFrame { n, rounds, k, accumulators: n - 1, sums: false }, round, |c, i| mont_finish(c, i, n))
-}
-
-/// One round of the 13-bit Montgomery multiplication of product `i` for the modulus limbs `p`:
-/// adds `a·b` for the limb `a` (an expression) and `m·p`, and shifts the accumulators `t{i}_*`
-/// down one limb. The modulus is spelled out ([`m_times_limb`]): BLS12-377's p has 5 zero limbs
-/// of 30 and a limb 1, its scalar field (ed-on-bls12-377's base) 4 of 20 and a 1.
-pub(super) fn mont_round(c: &mut Code, d: usize, a: &str, i: usize, p: &[u32]) {
-    let n = p.len();
-    c.line(d, format!("let x = t{i}_0 + {a} * b{i}.l[0];"));
-    c.line(d, "let m = (x * MU) & LIMB_MASK;");
-    let low = m_times_limb("m", p[0]).expect("p is odd");
-    c.line(d, format!("let carry = (x + {low}) >> LIMB_BITS;"));
-    for (j, &p_j) in p.iter().enumerate().skip(1) {
-        let prev = if j < n - 1 { format!("t{i}_{j} + ") } else { String::new() };
-        let mp = m_times_limb("m", p_j).map_or(String::new(), |mp| format!(" + {mp}"));
-        let carry = if j == 1 { " + carry" } else { "" };
-        c.line(d, format!("t{i}_{} = {prev}{a} * b{i}.l[{j}]{mp}{carry};", j - 1));
-    }
-}
-
-/// `m · p_j` for a modulus limb `p_j` as WGSL: none for 0, `m` for 1, else the product by the
-/// literal.
-pub(super) fn m_times_limb(m: &str, p_j: u32) -> Option<String> {
-    match p_j {
-        0 => None,
-        1 => Some(m.to_string()),
-        _ => Some(format!("{m} * {p_j}u")),
-    }
-}
-
-/// After the last round: resolves the accumulators' carries; returns product `i` as a literal
-/// (below 2p).
-pub(super) fn mont_finish(c: &mut Code, i: usize, n: usize) -> String {
-    for j in 0..n - 1 {
-        let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
-        c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
-    }
-    let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
-    limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
-    field_literal(limbs, n)
-}
-
-/// Opens `field_mul` (k = 1) or `field_mul_xK` with its `FieldXK` type, or with `sums`
-/// `field_mul_sum` / `field_mul_sum_xK` (whose types the plain batches declare).
-fn open_mul(c: &mut Code, k: usize, sums: bool) {
-    let params: Vec<String> = (0..k).map(|i| product_params(i, sums)).collect();
-    let name = if sums { "field_mul_sum" } else { "field_mul" };
-    if k == 1 {
-        c.line(0, format!("fn {name}({}) -> Field {{", params.join(", ")));
-    } else {
-        if !sums {
-            c.line(0, format!("struct FieldX{k} {{ r: array<Field, {k}> }}"));
-        }
-        c.line(0, format!("fn {name}_x{k}({}) -> FieldX{k} {{", params.join(", ")));
-    }
-}
-
-/// Returns the products' `results` (one `Field`, or a `FieldXK`) and closes the function.
-fn close_mul(c: &mut Code, results: &[String]) {
-    match results {
-        [one] => c.line(1, format!("return {one};")),
-        _ => c.line(1, format!("return FieldX{k}(array<Field, {k}>({}));", results.join(", "), k = results.len())),
-    }
-    c.line(0, "}");
-}
-
-/// The shape of a generated multiplication: limbs, rounds per loop iteration, products,
-/// accumulator words per product, and whether each "product" is a fused sum a·b + c·d.
-pub(super) struct MulFrame {
-    pub(super) n: usize,
-    pub(super) rounds: usize,
-    pub(super) k: usize,
-    pub(super) accumulators: usize,
-    pub(super) sums: bool,
-}
-
-/// The frame both limb widths' `field_mul` / `field_mul_xK` share (and the wide form's
-/// `field_mul_sum` / `field_mul_sum_xK` when `sums`: a{i}·b{i} + c{i}·d{i}): the signature,
-/// each a's (and c's) limbs as variables and zeroed accumulators `t{i}_{j}`, then rounds:
-/// `round(code, indent, r, i)` emits round r of product i inside its own block; with
-/// `rounds < n` they sit in a loop that shifts the limb variables down by `rounds` per
-/// iteration (no runtime-indexed arrays). Last, `finish(code, i)` emits product i's final
-/// statements and returns its value (below 2p), which is reduced once.
-pub(super) fn mul_frame(
-    frame: MulFrame,
-    round: impl Fn(&mut Code, usize, usize, usize),
-    finish: impl Fn(&mut Code, usize) -> String,
-) -> String {
-    let MulFrame { n, rounds, k, accumulators, sums } = frame;
-    let scanned: &[char] = if sums { &['a', 'c'] } else { &['a'] };
-    let mut c = Code::default();
-    open_mul(&mut c, k, sums);
-    for i in 0..k {
-        for x in scanned {
-            for j in 0..n {
-                c.line(1, format!("var {x}{i}_{j}: u32 = {x}{i}.l[{j}];"));
-            }
-        }
-        for j in 0..accumulators {
-            c.line(1, format!("var t{i}_{j}: u32 = 0u;"));
-        }
-    }
-    let looped = rounds < n;
-    let body = if looped { 2 } else { 1 };
-    if looped {
-        // Break at the bottom: every back-edge counts against the loop budget.
-        c.line(1, "var k = 0u;");
-        c.line(1, "loop {");
-    }
-    for r in 0..rounds {
-        for i in 0..k {
-            c.line(body, "{");
-            round(&mut c, body + 1, r, i);
-            c.line(body, "}");
-        }
-    }
-    if looped {
-        let limbs = if sums { "a and c" } else { "a" };
-        c.line(2, format!("// Next {rounds} limbs of each {limbs}."));
-        for i in 0..k {
-            for x in scanned {
-                for j in 0..n - rounds {
-                    c.line(2, format!("{x}{i}_{j} = {x}{i}_{};", j + rounds));
-                }
-            }
-        }
-        c.line(2, format!("k = k + {rounds}u;"));
-        c.line(2, "if (k >= LIMBS) { break; }");
-        c.line(1, "}");
-    }
-    let results: Vec<String> = (0..k).map(|i| format!("field_reduce_once({})", finish(&mut c, i))).collect();
-    close_mul(&mut c, &results);
-    c.0
 }
 
 fn pack(spec: &CurveSpec) -> String {

@@ -16,7 +16,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::{pack_limbs, Montgomery};
 
-use super::field_gen::{field_literal, mont_finish, mont_round, Code};
+use super::mont::{field_literal, mont_finish, mont_round, Code};
 use super::identifiers::rename_identifiers;
 use super::storage::StorageWords;
 

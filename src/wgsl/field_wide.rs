@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::{join_limbs, Montgomery};
 
-use super::field_gen::{field_literal, mul_frame, mul_functions, Code, MulFrame};
+use super::mont::{field_literal, mul_frame, mul_functions, Code, MulFrame};
 use super::storage::StorageWords;
 
 /// Reduction, addition, subtraction, multiplication, storage packing and the conversion of
@@ -33,7 +33,7 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
         out += &add(n, "field_add_lazy", "");
         out += &sub_lazy(&p);
     } else {
-        out += super::field_gen::LAZY_AS_REDUCED;
+        out += super::mont::LAZY_AS_REDUCED;
     }
     out += &mul_functions(n, rounds, batched, false, |rounds, k| mul_products(&p, rounds, k, false));
     let four_p = BigUint::from(4u32) * &f.modulus;

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::field_gen::{batches_as_calls, product_params, MAX_BATCH, MAX_SUM_BATCH};
+use super::mont::{batches_as_calls, product_params, MAX_BATCH, MAX_SUM_BATCH};
 use super::identifiers::rename_identifiers;
 use super::MulForm;
 
@@ -47,7 +47,7 @@ pub(super) fn extension_module(base: String, p: &BigUint, nonresidue: &BigUint, 
     out += &mul_by_nonresidue(p, nonresidue);
     out += include_str!("../../shaders/fp2.wgsl");
     // Fp2's products add their operands' coordinates (Karatsuba), which must be reduced.
-    out += super::field_gen::LAZY_AS_REDUCED;
+    out += super::mont::LAZY_AS_REDUCED;
     out += &match (form.batched(), form.fuses_sums()) {
         (false, _) => batches_as_calls(false),
         (true, false) => batches(),

@@ -8,9 +8,10 @@ pub mod field_wide;
 pub mod fp2;
 mod identifiers;
 pub mod inversion;
+mod mont;
 pub mod scalar_gen;
 pub mod stash;
 mod storage;
 
 pub use compose::{compose, Stage};
-pub use field_gen::MulForm;
+pub use crate::limbs::MulForm;

@@ -11,7 +11,7 @@ use num_bigint::BigUint;
 use crate::curve::{CurveSpec, SCALAR_WORDS};
 use crate::limbs::split_limbs;
 
-use super::field_gen::Code;
+use super::mont::Code;
 use super::storage::StorageWords;
 
 /// Half-words of a scalar.
