@@ -57,6 +57,7 @@ use wgpu::util::DeviceExt;
 use crate::clock::now_seconds;
 use crate::curve::{CurveSpec, GpuCurve};
 use crate::gpu::device::Gpu;
+use crate::gpu::device_profile::Bench;
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{submit_pass, PointSource};
 use crate::inputs::random_points;
@@ -84,11 +85,6 @@ const MAX_BENCH_THREADS: u32 = 1 << 18;
 const FILL_GAIN: f64 = 1.1;
 /// …and while the last run took at most this long (4× the threads take up to 4× as long).
 const MAX_FILL_RUN_SECONDS: f64 = 0.05;
-/// Dependent mixed additions per thread of `bench_add_stored` (`CHAIN / 8` in
-/// `shaders/benchmarks.wgsl`).
-pub(crate) const ADDS_PER_THREAD: u64 = 32;
-/// Dependent multiplications per thread of `bench_field_mul` (`CHAIN`).
-pub(crate) const MULS_PER_THREAD: u64 = 256;
 
 /// The kernels chosen for one curve on one device, and what was measured to choose them.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,35 +170,6 @@ fn cache_key(gpu: &Gpu, curve: &str, candidates: &Candidates, budget: f64) -> St
         candidates.accumulations,
         candidates.profile
     )
-}
-
-/// A microbenchmark kernel (`shaders/benchmarks.wgsl`): what a field form's rate is measured
-/// with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Bench {
-    /// `bench_field_mul`: 256 dependent multiplications per thread.
-    FieldMul,
-    /// `bench_add_stored`: 32 dependent mixed additions per thread.
-    AddStored,
-}
-
-impl Bench {
-    /// The kernel's entry point in `shaders/benchmarks.wgsl`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Bench::FieldMul => "bench_field_mul",
-            Bench::AddStored => "bench_add_stored",
-        }
-    }
-
-    /// What one thread of the kernel counts for on the curve of `spec`: base field
-    /// multiplications (an Fp2 `field_mul` is 3) or mixed additions.
-    pub(crate) fn operations_per_thread(self, spec: &CurveSpec) -> u64 {
-        match self {
-            Bench::FieldMul => MULS_PER_THREAD * spec.base_muls_per_mul(),
-            Bench::AddStored => ADDS_PER_THREAD,
-        }
-    }
 }
 
 /// One microbenchmark kernel of one curve and field form (`shaders/benchmarks.wgsl`).
@@ -696,7 +663,7 @@ mod stored {
     #[cfg(test)]
     mod tests {
         use super::*;
-        use crate::calibrate::Bench;
+        use crate::gpu::device_profile::Bench;
         use crate::step::Accumulation;
         use crate::wgsl::MulForm;
 

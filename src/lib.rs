@@ -102,12 +102,12 @@ pub mod wasm;
 
 pub use base_cache::{BaseCache, CacheStats};
 pub use bytes::{PointForm, PreparedBytes};
-pub use calibrate::{Bench, Calibration};
+pub use calibrate::Calibration;
 pub use config::{Bases, ContextOptions, MsmConfig, MsmOutput, MAX_PRECOMPUTE_FACTOR};
 pub use context::{msm, MsmContext, MAX_PASSES};
 pub use curve::{CurveFn, CurveId, GpuCurve};
 pub use error::MsmError;
-pub use gpu::device_profile::DeviceProfile;
+pub use gpu::device_profile::{Bench, DeviceProfile};
 #[cfg(not(target_arch = "wasm32"))]
 pub use multi::{Cost, MultiGpu, MultiPreparedBases};
 pub use plan::Plan;

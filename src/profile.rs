@@ -3,13 +3,14 @@
 //! waited for on its own), and each step's efficiency under the cost model of [`crate::cost`]:
 //! (counted multiplications ÷ measured rate) ÷ measured time.
 
-use crate::calibrate::{Bench, Microbenchmark};
+use crate::calibrate::Microbenchmark;
 use crate::clock::now_seconds;
 use crate::combine::{combine_windows, sum_without_image};
 use crate::cost::step_field_muls;
 use crate::cpu_model::decompose;
 use crate::curve::registry::with_curve;
 use crate::curve::{CurveId, GpuCurve};
+use crate::gpu::device_profile::Bench;
 use crate::gpu::run::{PointSource, Timings};
 use crate::plan::Plan;
 use crate::point_model::RunningCurve;

@@ -17,7 +17,6 @@
 //!
 //! Not to be confused with [`crate::profile`], which times the steps of one MSM.
 
-use crate::calibrate::Bench;
 use crate::curve::CurveSpec;
 use crate::plan::PlanShape;
 use crate::point_model::{PointModel, RunningCurve};
@@ -425,5 +424,40 @@ mod tests {
         }
         assert_eq!(DeviceProfile::HARDWARE.plan_shape(MulForm::WIDE), PlanShape::Spread);
         assert_eq!(DeviceProfile::LLVMPIPE.plan_shape(MulForm::WIDE), PlanShape::Compact);
+    }
+}
+
+/// Dependent mixed additions per thread of `bench_add_stored` (`CHAIN / 8` in
+/// `shaders/benchmarks.wgsl`).
+pub(crate) const ADDS_PER_THREAD: u64 = 32;
+/// Dependent multiplications per thread of `bench_field_mul` (`CHAIN`).
+pub(crate) const MULS_PER_THREAD: u64 = 256;
+
+/// A microbenchmark kernel (`shaders/benchmarks.wgsl`): what a field form's rate is measured
+/// with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bench {
+    /// `bench_field_mul`: 256 dependent multiplications per thread.
+    FieldMul,
+    /// `bench_add_stored`: 32 dependent mixed additions per thread.
+    AddStored,
+}
+
+impl Bench {
+    /// The kernel's entry point in `shaders/benchmarks.wgsl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bench::FieldMul => "bench_field_mul",
+            Bench::AddStored => "bench_add_stored",
+        }
+    }
+
+    /// What one thread of the kernel counts for on the curve of `spec`: base field
+    /// multiplications (an Fp2 `field_mul` is 3) or mixed additions.
+    pub(crate) fn operations_per_thread(self, spec: &CurveSpec) -> u64 {
+        match self {
+            Bench::FieldMul => MULS_PER_THREAD * spec.base_muls_per_mul(),
+            Bench::AddStored => ADDS_PER_THREAD,
+        }
     }
 }
