@@ -17,8 +17,17 @@ use std::sync::OnceLock;
 use super::CurveSpec;
 use crate::MsmError;
 
-#[cfg(not(any(feature = "bls12-377", feature = "ed-on-bls12-377", feature = "bn254", feature = "bls12-381")))]
-compile_error!("webgpu-msm needs at least one curve feature: bls12-377, ed-on-bls12-377, bn254 or bls12-381");
+#[cfg(not(any(
+    feature = "bls12-377",
+    feature = "ed-on-bls12-377",
+    feature = "bn254",
+    feature = "bls12-381",
+    feature = "grumpkin",
+    feature = "pallas"
+)))]
+compile_error!(
+    "webgpu-msm needs at least one curve feature: bls12-377, ed-on-bls12-377, bn254, bls12-381, grumpkin or pallas"
+);
 
 /// Expands the list of curves into [`CurveId`], the dispatch macro `with_curve!` and the test
 /// macro `for_each_curve!`. `$d` is a literal `$`, which lets the inner macros have
@@ -132,6 +141,10 @@ curves! { $
     bls12_381_g2: Bls12_381G2 = "bls12-381-g2" => ark_bls12_381::G2Affine;
     #[cfg(feature = "bls12-377")]
     bls12_377_g2: Bls12_377G2 = "bls12-377-g2" => ark_bls12_377::G2Affine;
+    #[cfg(feature = "grumpkin")]
+    grumpkin: Grumpkin = "grumpkin" => ark_grumpkin::Affine;
+    #[cfg(feature = "pallas")]
+    pallas: Pallas = "pallas" => ark_pallas::Affine;
 }
 
 /// A computation generic over the curve's affine type, for code that picks the curve at run

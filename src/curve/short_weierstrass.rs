@@ -45,6 +45,18 @@ impl ShortWeierstrassA0 for ark_bls12_381::g1::Config {
     const ID: CurveId = CurveId::Bls12_381;
 }
 
+/// b = −17; p is bn254's r (254 bits), r its p.
+#[cfg(feature = "grumpkin")]
+impl ShortWeierstrassA0 for ark_grumpkin::GrumpkinConfig {
+    const ID: CurveId = CurveId::Grumpkin;
+}
+
+/// b = 5; p = 2^254 + 45560315531419706090280762371685220353 (255 bits).
+#[cfg(feature = "pallas")]
+impl ShortWeierstrassA0 for ark_pallas::PallasConfig {
+    const ID: CurveId = CurveId::Pallas;
+}
+
 #[cfg(feature = "bn254")]
 impl ShortWeierstrassA0 for ark_bn254::g2::Config {
     const ID: CurveId = CurveId::Bn254G2;
