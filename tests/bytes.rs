@@ -84,7 +84,7 @@ fn unknown_curve_is_named() {
 /// Weierstrass curves and (0, 1) on the Edwards curve.
 fn identity_encoding<G: GpuCurve>() {
     let coord = match G::ID.name() {
-        "bn254" | "ed-on-bls12-377" | "grumpkin" | "pallas" => 32,
+        "bn254" | "ed-on-bls12-377" | "grumpkin" | "pallas" | "vesta" | "secp256k1" => 32,
         "bls12-377" | "bls12-381" => 48,
         "bn254-g2" => 64,
         "bls12-377-g2" | "bls12-381-g2" => 96,

@@ -290,7 +290,9 @@ fn montgomery_constants_match_num_bigint() {
             "bls12-377" | "bls12-381" | "bls12-377-g2" | "bls12-381-g2" => (30, 12),
             "ed-on-bls12-377" | "bn254" | "bn254-g2" | "grumpkin" => (20, 8),
             // R/p ≈ 4 in 8 32-bit limbs: fused sums of reduced operands, no lazy sums.
-            "pallas" => (20, 8),
+            "pallas" | "vesta" => (20, 8),
+            // p ≈ 2^256: a ninth 32-bit limb (its top limb 0).
+            "secp256k1" => (20, 9),
             other => panic!("no expected limb counts for {other}"),
         };
         assert_eq!((spec.field.limbs, spec.wide_field.limbs), expected, "{}", spec.name);

@@ -23,10 +23,12 @@ use crate::MsmError;
     feature = "bn254",
     feature = "bls12-381",
     feature = "grumpkin",
-    feature = "pallas"
+    feature = "pallas",
+    feature = "vesta",
+    feature = "secp256k1"
 )))]
 compile_error!(
-    "webgpu-msm needs at least one curve feature: bls12-377, ed-on-bls12-377, bn254, bls12-381, grumpkin or pallas"
+    "webgpu-msm needs at least one curve feature: bls12-377, ed-on-bls12-377, bn254, bls12-381, grumpkin, pallas, vesta or secp256k1"
 );
 
 /// Expands the list of curves into [`CurveId`], the dispatch macro `with_curve!` and the test
@@ -145,6 +147,10 @@ curves! { $
     grumpkin: Grumpkin = "grumpkin" => ark_grumpkin::Affine;
     #[cfg(feature = "pallas")]
     pallas: Pallas = "pallas" => ark_pallas::Affine;
+    #[cfg(feature = "vesta")]
+    vesta: Vesta = "vesta" => ark_vesta::Affine;
+    #[cfg(feature = "secp256k1")]
+    secp256k1: Secp256k1 = "secp256k1" => ark_secp256k1::Affine;
 }
 
 /// A computation generic over the curve's affine type, for code that picks the curve at run

@@ -22,4 +22,8 @@ pub(crate) const DOCUMENTED_NAMES: &[&str] = &[
     "grumpkin",
     #[cfg(feature = "pallas")]
     "pallas",
+    #[cfg(feature = "vesta")]
+    "vesta",
+    #[cfg(feature = "secp256k1")]
+    "secp256k1",
 ];
