@@ -12,6 +12,10 @@ use webgpu_msm::curve::CurveModel;
 use webgpu_msm::testing::{check_lengths, encode_point, shared_context, shared_narrow_context};
 use webgpu_msm::{Bases, CurveId, GpuCurve, MsmConfig, MsmError, PreparedBytes};
 
+#[macro_use]
+#[path = "support/tiers.rs"]
+mod tiers;
+
 #[path = "support/bytes_call.rs"]
 mod bytes_call;
 use bytes_call::msm_bytes;
@@ -238,7 +242,7 @@ fn montgomery_form_matches_arkworks<G: GpuCurve>() {
 }
 
 macro_rules! curve_tests {
-    ($module:ident, $affine:ty) => {
+    ($module:ident, $affine:ty, $tier:ident) => {
         mod $module {
             use super::*;
             type G = $affine;
@@ -263,19 +267,21 @@ macro_rules! curve_tests {
                 super::montgomery_form_matches_arkworks::<G>();
             }
 
-            /// Batches, options and the second raw-points buffer: host code that reads only the
-            /// point's size (scripts/test.sh runs it on one G2 group, as in tests/msm.rs).
-            mod host_plans {
-                use super::*;
+            // Batches, options and the second raw-points buffer: host code that reads only the
+            // point's size, in `every_plan` groups only (as in tests/msm.rs).
+            every_plan_only! { $tier,
+                mod host_plans {
+                    use super::*;
 
-                #[test]
-                fn bytes_batches_and_options() {
-                    super::super::bytes_batches_and_options::<G>();
-                }
+                    #[test]
+                    fn bytes_batches_and_options() {
+                        super::super::bytes_batches_and_options::<G>();
+                    }
 
-                #[test]
-                fn points_past_the_first_raw_buffer() {
-                    super::super::points_past_the_first_raw_buffer::<G>();
+                    #[test]
+                    fn points_past_the_first_raw_buffer() {
+                        super::super::points_past_the_first_raw_buffer::<G>();
+                    }
                 }
             }
         }

@@ -41,6 +41,13 @@ use bytes_call::msm_bytes;
 mod curve_names;
 use curve_names::DOCUMENTED_NAMES as NAMES;
 
+/// A curve's cases by its test tier (src/curve/registry.rs): `every_plan` curves run `default`,
+/// `kernels_only` ones a quarter (their encodings and checks are a representative's with other
+/// constants), or `PROPTEST_CASES` if it is set.
+fn tier_cases(tier: &str, default: u32) -> ProptestConfig {
+    cases(if tier == "kernels_only" { default / 4 } else { default })
+}
+
 /// `default` cases, or `PROPTEST_CASES` if it is set.
 fn cases(default: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default);
@@ -518,7 +525,7 @@ fn round_trip<C: Reference>(points: &[C], scalar_bytes: &[u8]) -> Result<(), Tes
 }
 
 macro_rules! curve_properties {
-    ($module:ident, $curve:ty) => {
+    ($module:ident, $curve:ty, $tier:ident) => {
         mod $module {
             use super::*;
             type C = $curve;
@@ -526,7 +533,7 @@ macro_rules! curve_properties {
             const COORD: usize = <C as Reference>::COORD_BYTES;
 
             proptest! {
-                #![proptest_config(cases(256))]
+                #![proptest_config(tier_cases(stringify!($tier), 256))]
 
                 #[test]
                 fn arbitrary_bytes_get_ok_or_a_named_error(
@@ -555,7 +562,7 @@ macro_rules! curve_properties {
             }
 
             proptest! {
-                #![proptest_config(cases(96))]
+                #![proptest_config(tier_cases(stringify!($tier), 96))]
 
                 #[test]
                 fn mixed_buffers_match_the_reference(
