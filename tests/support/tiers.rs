@@ -9,8 +9,7 @@
 //!   `kernels` (not `adapter_default`, so no second adapter compiles them), and no
 //!   `host_plans`: that host code reads only the point's size, which a representative covers.
 
-// A test file uses the macros it needs.
-#![allow(unused_macros)]
+#![allow(unused_macros, reason = "each test file uses the macros it needs")]
 
 /// `every_plan_only!(TIER, items…)`: the items in an `every_plan` group, nothing in a
 /// `kernels_only` one.
