@@ -38,7 +38,7 @@ fs.rmSync("pkg/.cargo-metadata.json");
 const p = { name: crate.name, type: "module", description: crate.description, version: crate.version };
 p.license = "MIT OR Apache-2.0";
 p.keywords = ["webgpu", "msm", "multi-scalar-multiplication", "elliptic-curve", "zk", "bn254",
-  "bls12-381", "bls12-377", "wasm"];
+  "bls12-381", "bls12-377", "grumpkin", "pallas", "vesta", "secp256k1", "wasm"];
 // Loading the module only defines functions; nothing runs until init().
 p.sideEffects = false;
 p.main = "webgpu_msm.js";

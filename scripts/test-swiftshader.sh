@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The native end-to-end GPU tests (tests/msm.rs) on a second software GPU: SwiftShader's Vulkan
 # driver from Debian's chromium package, instead of lavapipe. Same answers on every adapter.
-# Arguments go to the test binary as name filters. By default, on every G1 group, the tests on the
-# kernels the adapter chooses itself (each group's `adapter_default` module: sizes, edge cases,
-# skew, a 70,000-point bucket, prepared bases, bad inputs); the shared context checks that it is
-# SwiftShader's. Other forms and profiles and the host's plans (passes, batches, precomputed
+# Arguments go to the test binary as name filters. By default, on every G1 group of the
+# `every_plan` test tier (src/curve/registry.rs), the tests on the kernels the adapter chooses
+# itself (each such group's `adapter_default` module: sizes, edge cases, skew, a 70,000-point
+# bucket, prepared bases, bad inputs); the shared context checks that it is SwiftShader's.
+# `kernels_only` curves have no such module: their kernels are a representative's with other
+# constants, tested on lavapipe. Other forms and profiles and the host's plans (passes, batches, precomputed
 # bases) run on lavapipe (scripts/test.sh), the G2 groups' 13-bit pipelines on SwiftShader in the
 # Node lane (Dawn): here each would compile its own kernels for minutes.
 set -euo pipefail

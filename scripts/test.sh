@@ -57,15 +57,10 @@ cargo test --no-run
 mapfile -t g2_groups < <(cargo test -q -- --list 2>/dev/null | grep -o '[a-z0-9_]*_g2::' | sort -u)
 [ ${#g2_groups[@]} -gt 0 ] || { echo "test.sh: no G2 test groups found" >&2; exit 1; }
 lavapipe_test --skip _g2::
-# The host's plans (each group's `host_plans::` modules: passes, batches, precomputed bases)
-# read only the point's size: they run on bn254-g2, the G2 group snarkjs' proofs use, and every
-# G1 curve; the other G2 groups run everything else (their arithmetic, encodings, kernels).
+# What each group runs is its test tier's (src/curve/registry.rs): the host's plans only in the
+# representatives' groups (`every_plan`), so no filter here.
 for group in "${g2_groups[@]}"; do
-    if [ "$group" = bn254_g2:: ]; then
-        lavapipe_test "$group"
-    else
-        lavapipe_test "$group" --skip host_plans::
-    fi
+    lavapipe_test "$group"
 done
 step bash scripts/test-single-curve.sh bn254
 step bash scripts/test-swiftshader.sh

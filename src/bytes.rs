@@ -2,8 +2,9 @@
 //! harness.
 //!
 //! - points: x‖y per point, each coordinate a little-endian canonical integer of as many whole
-//!   `u32` words as the base field needs: 32 bytes (ed-on-bls12-377, bn254) or 48 bytes
-//!   (bls12-377, bls12-381); the short Weierstrass identity is x = y = 0;
+//!   `u32` words as the base field needs: 32 bytes (ed-on-bls12-377, bn254, grumpkin, pallas,
+//!   vesta, secp256k1) or 48 bytes (bls12-377, bls12-381), twice that for a G2 group (c0‖c1);
+//!   the short Weierstrass identity is x = y = 0;
 //! - scalars: 32 little-endian bytes each; every value below 2^256 is accepted and used as an
 //!   integer (not reduced modulo the group order);
 //! - the result: one point in the points encoding.

@@ -185,6 +185,27 @@ pub fn to_words(value: &BigUint, n: usize) -> Vec<u32> {
     words
 }
 
+/// 32-bit limbs of the prime `modulus`: the fewest that hold p whose top limb is below
+/// 2^31 − 1 (the no-carry multiplication of `field_wide.rs`) and whose R exceeds
+/// 3p·(1 + 2^−31), the bound of a fused sum a·b + c·d of reduced operands (`field_mul_sum`,
+/// whose operands are below p where the field takes no lazy sums, i.e. 8p ≥ R; where it takes
+/// them, 8p < R covers operands below 2p). Pallas and Vesta (p ≈ 2^254, R/p ≈ 4) fit 8 limbs
+/// with no lazy sums, as bn254 does (R/p ≈ 5.3); secp256k1 (p ≈ 2^256) needs 9.
+pub fn wide_limbs(modulus: &BigUint) -> usize {
+    let fits = |n: usize| {
+        let r = BigUint::from(1u32) << (32 * n);
+        let top = (modulus >> (32 * (n - 1))).iter_u32_digits().next().unwrap_or(0);
+        let lazy = BigUint::from(8u32) * modulus < r;
+        let operands: u32 = if lazy { 5 } else { 3 };
+        modulus < &r && top < 0x7fff_ffff && BigUint::from(operands) * modulus * ((1u64 << 31) + 1) < (r << 31u32)
+    };
+    let mut n = (modulus.bits() as usize).div_ceil(32);
+    while !fits(n) {
+        n += 1;
+    }
+    n
+}
+
 /// Montgomery parameters of a prime field for limbs of `limb_bits` bits.
 #[derive(Clone, Debug)]
 pub struct Montgomery {
@@ -192,8 +213,9 @@ pub struct Montgomery {
     pub modulus: BigUint,
     /// Bits per limb: [`LIMB_BITS`] or [`WIDE_LIMB_BITS`].
     pub limb_bits: u32,
-    /// Number of limbs `N`, the smallest with `4p < R` (room for lazy additions), rounded up to
-    /// an even count for 13-bit limbs (stored two per `u32`).
+    /// Number of limbs `N`: for 13-bit limbs the smallest with `4p < R` (room for lazy
+    /// additions), rounded up to an even count (stored two per `u32`); for 32-bit limbs the
+    /// smallest whose no-carry multiplication and fused sums hold ([`wide_limbs`]).
     pub limbs: usize,
     /// `R = 2^(limb_bits·N)`.
     pub r: BigUint,
@@ -216,9 +238,12 @@ impl Montgomery {
     /// Parameters for the prime `modulus` with limbs of `limb_bits` bits.
     pub fn with_limb_bits(modulus: &BigUint, limb_bits: u32) -> Self {
         let bits = modulus.bits() as u32 + 2;
-        let limbs = bits.div_ceil(limb_bits) as usize;
         // 13-bit limbs are stored and multiplied in pairs (two per u32): an even count.
-        let limbs = if limb_bits == LIMB_BITS { limbs.next_multiple_of(2) } else { limbs };
+        let limbs = match limb_bits {
+            LIMB_BITS => (bits.div_ceil(limb_bits) as usize).next_multiple_of(2),
+            WIDE_LIMB_BITS => wide_limbs(modulus),
+            _ => bits.div_ceil(limb_bits) as usize,
+        };
         let r = BigUint::from(1u32) << (limb_bits as usize * limbs);
         let r_mod_p = &r % modulus;
         let r2_mod_p = (&r_mod_p * &r_mod_p) % modulus;

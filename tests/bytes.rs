@@ -3,6 +3,13 @@
 //! through `msm_bytes` and `prepare_bytes`), and valid bytes (with full 256-bit scalars) give the
 //! arkworks result. (BLS12-377's points of order 2: tests/msm.rs.)
 
+// A build of `kernels_only` curves only (scripts/test-single-curve.sh grumpkin) has no
+// `host_plans` tests to call the host plans' checks.
+#![cfg_attr(
+    not(any(feature = "bls12-377", feature = "ed-on-bls12-377", feature = "bn254", feature = "bls12-381")),
+    allow(dead_code, reason = "only `every_plan` curves' groups run the host plans' checks")
+)]
+
 use ark_ec::VariableBaseMSM;
 use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
 use ark_std::rand::{rngs::StdRng, Rng, SeedableRng};
@@ -11,6 +18,10 @@ use webgpu_msm::bytes::{point_bytes, PointForm, SCALAR_BYTES};
 use webgpu_msm::curve::Equation;
 use webgpu_msm::testing::{check_lengths, encode_point, shared_context, shared_narrow_context};
 use webgpu_msm::{Bases, CurveId, GpuCurve, MsmConfig, MsmError, PreparedBytes};
+
+#[macro_use]
+#[path = "support/tiers.rs"]
+mod tiers;
 
 #[path = "support/bytes_call.rs"]
 mod bytes_call;
@@ -84,7 +95,7 @@ fn unknown_curve_is_named() {
 /// Weierstrass curves and (0, 1) on the Edwards curve.
 fn identity_encoding<G: GpuCurve>() {
     let coord = match G::ID.name() {
-        "bn254" | "ed-on-bls12-377" => 32,
+        "bn254" | "ed-on-bls12-377" | "grumpkin" | "pallas" | "vesta" | "secp256k1" => 32,
         "bls12-377" | "bls12-381" => 48,
         "bn254-g2" => 64,
         "bls12-377-g2" | "bls12-381-g2" => 96,
@@ -238,7 +249,7 @@ fn montgomery_form_matches_arkworks<G: GpuCurve>() {
 }
 
 macro_rules! curve_tests {
-    ($module:ident, $affine:ty) => {
+    ($module:ident, $affine:ty, $tier:ident) => {
         mod $module {
             use super::*;
             type G = $affine;
@@ -263,19 +274,21 @@ macro_rules! curve_tests {
                 super::montgomery_form_matches_arkworks::<G>();
             }
 
-            /// Batches, options and the second raw-points buffer: host code that reads only the
-            /// point's size (scripts/test.sh runs it on one G2 group, as in tests/msm.rs).
-            mod host_plans {
-                use super::*;
+            // Batches, options and the second raw-points buffer: host code that reads only the
+            // point's size, in `every_plan` groups only (as in tests/msm.rs).
+            every_plan_only! { $tier,
+                mod host_plans {
+                    use super::*;
 
-                #[test]
-                fn bytes_batches_and_options() {
-                    super::super::bytes_batches_and_options::<G>();
-                }
+                    #[test]
+                    fn bytes_batches_and_options() {
+                        super::super::bytes_batches_and_options::<G>();
+                    }
 
-                #[test]
-                fn points_past_the_first_raw_buffer() {
-                    super::super::points_past_the_first_raw_buffer::<G>();
+                    #[test]
+                    fn points_past_the_first_raw_buffer() {
+                        super::super::points_past_the_first_raw_buffer::<G>();
+                    }
                 }
             }
         }

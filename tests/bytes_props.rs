@@ -27,6 +27,7 @@ use ark_ec::short_weierstrass::{self as sw, SWCurveConfig};
 use ark_ec::twisted_edwards::{self as te, TECurveConfig};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{BigInteger, Field, Fp, FpConfig, One, PrimeField, QuadExtConfig, QuadExtField, Zero};
+use num_bigint::BigUint;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use webgpu_msm::bytes::{point_bytes, SCALAR_BYTES};
@@ -40,6 +41,13 @@ use bytes_call::msm_bytes;
 #[path = "support/curve_names.rs"]
 mod curve_names;
 use curve_names::DOCUMENTED_NAMES as NAMES;
+
+/// A curve's cases by its test tier (src/curve/registry.rs): `every_plan` curves run `default`,
+/// `kernels_only` ones a quarter (their encodings and checks are a representative's with other
+/// constants), or `PROPTEST_CASES` if it is set.
+fn tier_cases(tier: &str, default: u32) -> ProptestConfig {
+    cases(if tier == "kernels_only" { default / 4 } else { default })
+}
 
 /// `default` cases, or `PROPTEST_CASES` if it is set.
 fn cases(default: u32) -> ProptestConfig {
@@ -350,11 +358,20 @@ fn out_of_range<C: Reference>() -> BoxedStrategy<Vec<u8>> {
 }
 
 /// A prime field element not below the modulus p, in the documented width: p + small, p + k
-/// with k < 2^(8·width − 1) (no carry since p < 2^(8·width − 1) on every curve), or anything
-/// with the top bit set.
+/// with k < 2^(8·width − 1), or anything with the top bit set, where p < 2^(8·width − 1) (every
+/// curve but secp256k1); where p fills the width (secp256k1: 2^256 − 2^32 − 977) p + small and
+/// p + k with k reduced below 2^(8·width) − p, the only values out of range.
 fn out_of_range_component<F: PrimeField>() -> BoxedStrategy<Vec<u8>> {
     let width = coord_bytes(F::MODULUS_BIT_SIZE);
+    let top_bit_free = (F::MODULUS_BIT_SIZE as usize) < 8 * width;
     let plus = move |k: &[u8]| {
+        let mut k = k.to_vec();
+        if !top_bit_free {
+            let modulus: BigUint = F::MODULUS.into();
+            let headroom = (BigUint::from(1u8) << (8 * width)) - modulus;
+            k = (BigUint::from_bytes_le(&k) % headroom).to_bytes_le();
+            k.resize(width, 0);
+        }
         let mut value = F::MODULUS;
         let mut addend = F::BigInt::default();
         for (limb, chunk) in addend.as_mut().iter_mut().zip(k.chunks_exact(8)) {
@@ -378,6 +395,9 @@ fn out_of_range_component<F: PrimeField>() -> BoxedStrategy<Vec<u8>> {
             plus(&k)
         }),
         2 => bytes(width).prop_map(move |mut v| {
+            if !top_bit_free {
+                return plus(&v);
+            }
             v[width - 1] |= 0x80;
             v
         }),
@@ -518,7 +538,7 @@ fn round_trip<C: Reference>(points: &[C], scalar_bytes: &[u8]) -> Result<(), Tes
 }
 
 macro_rules! curve_properties {
-    ($module:ident, $curve:ty) => {
+    ($module:ident, $curve:ty, $tier:ident) => {
         mod $module {
             use super::*;
             type C = $curve;
@@ -526,7 +546,7 @@ macro_rules! curve_properties {
             const COORD: usize = <C as Reference>::COORD_BYTES;
 
             proptest! {
-                #![proptest_config(cases(256))]
+                #![proptest_config(tier_cases(stringify!($tier), 256))]
 
                 #[test]
                 fn arbitrary_bytes_get_ok_or_a_named_error(
@@ -555,7 +575,7 @@ macro_rules! curve_properties {
             }
 
             proptest! {
-                #![proptest_config(cases(96))]
+                #![proptest_config(tier_cases(stringify!($tier), 96))]
 
                 #[test]
                 fn mixed_buffers_match_the_reference(

@@ -3,10 +3,21 @@
 //! input gets its typed error. Runs on the default adapter (lavapipe in CI); without one it
 //! prints SKIPPED, and fails when `CI=true`.
 
+// A build of `kernels_only` curves only (scripts/test-single-curve.sh grumpkin) has no
+// `host_plans` tests to call the host plans' checks.
+#![cfg_attr(
+    not(any(feature = "bls12-377", feature = "ed-on-bls12-377", feature = "bn254", feature = "bls12-381")),
+    allow(dead_code, reason = "only `every_plan` curves' groups run the host plans' checks")
+)]
+
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{Bases, GpuCurve, MsmConfig, MsmContext, MsmError, PreparedBases};
+
+#[macro_use]
+#[path = "support/tiers.rs"]
+mod tiers;
 
 use webgpu_msm::testing::{
     shared_context as context, shared_gpu_form_context as gpu_form_context,
@@ -542,16 +553,18 @@ fn refs<F>(sets: &[Vec<F>]) -> Vec<&[F]> {
     sets.iter().map(Vec::as_slice).collect()
 }
 
-/// The tests above, for one curve.
+/// The tests above, for one curve, as its test tier says (tests/support/tiers.rs).
 macro_rules! curve_tests {
-    ($module:ident, $affine:ty) => {
+    ($module:ident, $affine:ty, $tier:ident) => {
         mod $module {
             use super::*;
             type G = $affine;
 
-            /// The tests on the kernels the adapter chooses itself, on the shared context: what a
-            /// second adapter's lane runs (scripts/test-swiftshader.sh selects this module).
-            mod adapter_default {
+            // The tests on the kernels the adapter chooses itself, on the shared context: in an
+            // `every_plan` group the module `adapter_default`, what a second adapter's lane runs
+            // (scripts/test-swiftshader.sh selects it); in a `kernels_only` group `kernels`,
+            // lavapipe's lane only.
+            default_kernels_module! { $tier,
                 use super::*;
 
                 #[test]
@@ -608,36 +621,41 @@ macro_rules! curve_tests {
                 if tests_every_form::<G>() {
                     super::edge_cases::<G>(gpu_form_context());
                     super::edge_cases::<G>(gpu_narrow_context());
-                    super::precomputed_bases_in_a_hardware_plan::<G>(gpu_form_context());
+                    // Precomputed bases in hardware GPUs' plan: the host's plan (the kernels'
+                    // carry groups are src/gpu/tests.rs's, for every curve).
+                    if stringify!($tier) == "every_plan" {
+                        super::precomputed_bases_in_a_hardware_plan::<G>(gpu_form_context());
+                    }
                 }
             }
 
-            /// The host's plans for larger inputs (passes, precomputed bases, batches) and a
-            /// second context: host code that reads only the point's size. scripts/test.sh runs
-            /// this module on one G2 group only (`--skip host_plans::` on the others), since
-            /// every G1 curve and that group already cover each point size's code path.
-            mod host_plans {
-                use super::*;
+            // The host's plans for larger inputs (passes, precomputed bases, batches) and a
+            // second context: host code that reads only the point's size, in `every_plan`
+            // groups only (a `kernels_only` curve has a representative of its shape).
+            every_plan_only! { $tier,
+                mod host_plans {
+                    use super::*;
 
-                #[test]
-                fn large_inputs_are_split_into_passes() {
-                    super::super::large_inputs_are_split_into_passes::<G>();
-                }
+                    #[test]
+                    fn large_inputs_are_split_into_passes() {
+                        super::super::large_inputs_are_split_into_passes::<G>();
+                    }
 
-                #[test]
-                fn precomputed_bases_match_arkworks() {
-                    super::super::precomputed_bases_match_arkworks::<G>();
-                }
+                    #[test]
+                    fn precomputed_bases_match_arkworks() {
+                        super::super::precomputed_bases_match_arkworks::<G>();
+                    }
 
-                #[test]
-                fn batch_msm_matches_arkworks_per_set() {
-                    super::super::batch_msm_matches_arkworks_per_set::<G>();
-                }
+                    #[test]
+                    fn batch_msm_matches_arkworks_per_set() {
+                        super::super::batch_msm_matches_arkworks_per_set::<G>();
+                    }
 
-                /// A second context (the crate's own): its kernels compile once more.
-                #[test]
-                fn default_context_computes_the_same_result() {
-                    super::super::default_context_computes_the_same_result::<G>();
+                    /// A second context (the crate's own): its kernels compile once more.
+                    #[test]
+                    fn default_context_computes_the_same_result() {
+                        super::super::default_context_computes_the_same_result::<G>();
+                    }
                 }
             }
         }

@@ -3,10 +3,10 @@
 //!
 //! Input layout: byte 0 picks the curve (its value modulo the number of curves indexes
 //! `CurveId::ALL`: 0 = bls12-377, 1 = ed-on-bls12-377, 2 = bn254, 3 = bls12-381, 4 = bn254-g2,
-//! 5 = bls12-381-g2, 6 = bls12-377-g2); bytes 1–2 are
-//! a little-endian u16, the length of the points buffer (clamped to what is left); the rest is
-//! the points buffer followed by the scalars buffer. Shorter inputs are empty buffers on the
-//! first curve.
+//! 5 = bls12-381-g2, 6 = bls12-377-g2, 7 = grumpkin, 8 = pallas, 9 = vesta, 10 = secp256k1);
+//! bytes 1–2 are a little-endian u16, the length of the points buffer (clamped to what is left);
+//! the rest is the points buffer followed by the scalars buffer. Shorter inputs are empty buffers
+//! on the first curve.
 //!
 //! Checked: no panic; `msm_bytes` and `check_lengths` agree on length errors; an error is one of
 //! the bytes API's named errors about the input, naming a point that exists; an Ok result is one

@@ -1,15 +1,24 @@
 //! The curve registry: the one list of curves this crate serves.
 //!
 //! Each line of [`curves!`] names a curve's module name, [`CurveId`] variant, JS/bytes name,
-//! arkworks affine type and cargo feature. From it come [`CurveId`] with its names and parsing,
-//! the [`MsmError::UnknownCurve`] message, the dispatch from a runtime [`CurveId`] to the static
-//! type (`with_curve!`), the JS `Curve` type and `curves()` list, and the per-curve tests
-//! (`for_each_curve!`).
+//! arkworks affine type, test tier and cargo feature. From it come [`CurveId`] with its names
+//! and parsing, the [`MsmError::UnknownCurve`] message, the dispatch from a runtime [`CurveId`]
+//! to the static type (`with_curve!`), the JS `Curve` type and `curves()` list, and the
+//! per-curve tests (`for_each_curve!`).
 //!
 //! Adding a curve of an existing family (short Weierstrass with a = 0, twisted Edwards with
 //! a = −1) is: its arkworks crate as an optional dependency behind a cargo feature, one line
 //! below, and one `impl` of the family trait giving its [`CurveId`] (see `short_weierstrass.rs`
-//! and `twisted_edwards.rs`).
+//! and `twisted_edwards.rs`). New lines go at the end: a [`CurveId`]'s index is its place.
+//!
+//! The test tier says which per-curve tests `for_each_curve!` generates for the curve, so that a
+//! curve costs the test run only what it adds (docs/testing.md, "Test tiers"):
+//! - `every_plan`: the representative of a point shape (bls12-377, ed-on-bls12-377, bn254,
+//!   bls12-381, bn254-g2): every test, on every test adapter (`adapter_default` modules) and
+//!   with the host's plans (`host_plans` modules: passes, batches, precomputed bases);
+//! - `kernels_only`: a curve whose kernels differ from a representative's in constants only (the
+//!   BLS12 G2 groups, grumpkin, pallas, vesta, secp256k1): its arithmetic, kernels, edge cases
+//!   in each field form, encodings and errors, on lavapipe only, without the host's plans.
 
 use std::str::FromStr;
 use std::sync::OnceLock;
@@ -18,10 +27,10 @@ use super::CurveSpec;
 use crate::MsmError;
 
 /// Expands the list of curves into [`CurveId`], the dispatch macro `with_curve!`, the test
-/// macro `for_each_curve!` and the guard that a build names at least one curve's feature. `$d` is a literal `$`, which lets the inner macros have
-/// parameters of their own.
+/// macro `for_each_curve!` and the guard that a build names at least one curve's feature. `$d`
+/// is a literal `$`, which lets the inner macros have parameters of their own.
 macro_rules! curves {
-    ($d:tt $( #[cfg(feature = $feature:literal)] $module:ident: $variant:ident = $name:literal => $affine:ty; )+) => {
+    ($d:tt $( #[cfg(feature = $feature:literal)] $module:ident: $variant:ident = $name:literal => $affine:ty, tests: $tier:ident; )+) => {
         // The features come from the list itself, so a new curve's feature joins the guard.
         #[cfg(not(any($(feature = $feature),+)))]
         compile_error!(concat!(
@@ -93,20 +102,20 @@ macro_rules! curves {
         #[cfg(all(test, not(target_arch = "wasm32")))]
         macro_rules! each_curve {
             ($d m:ident) => {
-                $( #[cfg(feature = $feature)] $d m!($module, $affine); )+
+                $( #[cfg(feature = $feature)] $d m!($module, $affine, $tier); )+
             };
         }
         #[cfg(all(test, not(target_arch = "wasm32")))]
         pub(crate) use each_curve;
 
-        /// `for_each_curve!(m)` calls `m!(module, Affine)` once per curve of this build: the
-        /// crate's own tests use it to run every per-curve test on every curve. Its `cfg`s are
-        /// the crate's features, so it is meant for this package's tests only.
+        /// `for_each_curve!(m)` calls `m!(module, Affine, tier)` once per curve of this build: the
+        /// crate's own tests use it to run each curve's tests of its tier (the module doc). Its
+        /// `cfg`s are the crate's features, so it is meant for this package's tests only.
         #[doc(hidden)]
         #[macro_export]
         macro_rules! for_each_curve {
             ($d m:ident) => {
-                $( #[cfg(feature = $feature)] $d m!($module, $affine); )+
+                $( #[cfg(feature = $feature)] $d m!($module, $affine, $tier); )+
             };
         }
 
@@ -124,19 +133,27 @@ macro_rules! curves {
 
 curves! { $
     #[cfg(feature = "bls12-377")]
-    bls12_377: Bls12_377 = "bls12-377" => ark_bls12_377::G1Affine;
+    bls12_377: Bls12_377 = "bls12-377" => ark_bls12_377::G1Affine, tests: every_plan;
     #[cfg(feature = "ed-on-bls12-377")]
-    ed_on_bls12_377: EdOnBls12_377 = "ed-on-bls12-377" => ark_ed_on_bls12_377::EdwardsAffine;
+    ed_on_bls12_377: EdOnBls12_377 = "ed-on-bls12-377" => ark_ed_on_bls12_377::EdwardsAffine, tests: every_plan;
     #[cfg(feature = "bn254")]
-    bn254: Bn254 = "bn254" => ark_bn254::G1Affine;
+    bn254: Bn254 = "bn254" => ark_bn254::G1Affine, tests: every_plan;
     #[cfg(feature = "bls12-381")]
-    bls12_381: Bls12_381 = "bls12-381" => ark_bls12_381::G1Affine;
+    bls12_381: Bls12_381 = "bls12-381" => ark_bls12_381::G1Affine, tests: every_plan;
     #[cfg(feature = "bn254")]
-    bn254_g2: Bn254G2 = "bn254-g2" => ark_bn254::G2Affine;
+    bn254_g2: Bn254G2 = "bn254-g2" => ark_bn254::G2Affine, tests: every_plan;
     #[cfg(feature = "bls12-381")]
-    bls12_381_g2: Bls12_381G2 = "bls12-381-g2" => ark_bls12_381::G2Affine;
+    bls12_381_g2: Bls12_381G2 = "bls12-381-g2" => ark_bls12_381::G2Affine, tests: kernels_only;
     #[cfg(feature = "bls12-377")]
-    bls12_377_g2: Bls12_377G2 = "bls12-377-g2" => ark_bls12_377::G2Affine;
+    bls12_377_g2: Bls12_377G2 = "bls12-377-g2" => ark_bls12_377::G2Affine, tests: kernels_only;
+    #[cfg(feature = "grumpkin")]
+    grumpkin: Grumpkin = "grumpkin" => ark_grumpkin::Affine, tests: kernels_only;
+    #[cfg(feature = "pallas")]
+    pallas: Pallas = "pallas" => ark_pallas::Affine, tests: kernels_only;
+    #[cfg(feature = "vesta")]
+    vesta: Vesta = "vesta" => ark_vesta::Affine, tests: kernels_only;
+    #[cfg(feature = "secp256k1")]
+    secp256k1: Secp256k1 = "secp256k1" => ark_secp256k1::Affine, tests: kernels_only;
 }
 
 /// A computation generic over the curve's affine type, for code that picks the curve at run

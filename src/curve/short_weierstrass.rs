@@ -45,6 +45,30 @@ impl ShortWeierstrassA0 for ark_bls12_381::g1::Config {
     const ID: CurveId = CurveId::Bls12_381;
 }
 
+/// b = −17; p is bn254's r (254 bits), r its p.
+#[cfg(feature = "grumpkin")]
+impl ShortWeierstrassA0 for ark_grumpkin::GrumpkinConfig {
+    const ID: CurveId = CurveId::Grumpkin;
+}
+
+/// b = 5; p = 2^254 + 45560315531419706090280762371685220353 (255 bits).
+#[cfg(feature = "pallas")]
+impl ShortWeierstrassA0 for ark_pallas::PallasConfig {
+    const ID: CurveId = CurveId::Pallas;
+}
+
+/// b = 5; p is Pallas' r and r Pallas' p (255 bits each).
+#[cfg(feature = "vesta")]
+impl ShortWeierstrassA0 for ark_vesta::VestaConfig {
+    const ID: CurveId = CurveId::Vesta;
+}
+
+/// b = 7; p = 2^256 − 2^32 − 977 (256 bits): nine 32-bit limbs, the top one 0.
+#[cfg(feature = "secp256k1")]
+impl ShortWeierstrassA0 for ark_secp256k1::Config {
+    const ID: CurveId = CurveId::Secp256k1;
+}
+
 #[cfg(feature = "bn254")]
 impl ShortWeierstrassA0 for ark_bn254::g2::Config {
     const ID: CurveId = CurveId::Bn254G2;

@@ -554,7 +554,8 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
 /// Every test above on one curve, in both field forms, where `tests_every_form` says so: the BLS12 G2 groups only in the default
 /// context's form, and their field and curve operations in hardware GPUs' form too.
 macro_rules! curve_tests {
-    ($module:ident, $affine:ty) => {
+    // Both tiers: these are the kernels' own tests.
+    ($module:ident, $affine:ty, $tier:ident) => {
         mod $module {
             use super::*;
             type G = $affine;

@@ -3,7 +3,8 @@
 //! [`crate::MsmConfig`]'s; the encodings and every check live in [`crate::bytes`].
 //!
 //! ```ts
-//! type Curve = "bls12-377" | "ed-on-bls12-377" | "bn254" | "bls12-381"; // this build's curves
+//! type Curve = "bls12-377" | "ed-on-bls12-377" | "bn254" | "bls12-381" | "bn254-g2" | "bls12-381-g2"
+//!   | "bls12-377-g2" | "grumpkin" | "pallas" | "vesta" | "secp256k1"; // this build's curves
 //! export function curves(): Curve[];
 //! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
 //! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;

@@ -36,8 +36,14 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
         out += super::mont::LAZY_AS_REDUCED;
     }
     out += &mul_functions(n, rounds, batched, false, |rounds, k| mul_products(&p, rounds, k, false));
-    let four_p = BigUint::from(4u32) * &f.modulus;
-    assert!(four_p.bits() <= 32 * n as u64, "{}: 4p > R leaves no room for fused sums", spec.name);
+    // Operands below 2p where lazy sums are taken, else below p: the running value of a fused
+    // sum stays below (b + d + p)(1 + 2^−31), which must stay below R.
+    let operands: u32 = if f.takes_lazy_sums() { 5 } else { 3 };
+    assert!(
+        BigUint::from(operands) * &f.modulus * ((1u64 << 31) + 1) < (&f.r << 31u32),
+        "{}: R leaves no room for fused sums",
+        spec.name
+    );
     out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
     let storage = StorageWords::packed_field(n);
     let words: Vec<String> = (0..n).map(|j| format!("a.l[{j}]")).collect();

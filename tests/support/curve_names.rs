@@ -18,4 +18,12 @@ pub(crate) const DOCUMENTED_NAMES: &[&str] = &[
     "bls12-381-g2",
     #[cfg(feature = "bls12-377")]
     "bls12-377-g2",
+    #[cfg(feature = "grumpkin")]
+    "grumpkin",
+    #[cfg(feature = "pallas")]
+    "pallas",
+    #[cfg(feature = "vesta")]
+    "vesta",
+    #[cfg(feature = "secp256k1")]
+    "secp256k1",
 ];
