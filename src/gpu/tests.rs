@@ -195,10 +195,10 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     }
 }
 
-/// A field of limb counts no registered curve has: secp256k1's p takes 9 limbs of 32 bits (4
-/// rounds per loop iteration do not divide them) and 20 of 13. In every field form its
-/// generated arithmetic equals num-bigint's, so the layout (limbs, rounds per loop) follows the
-/// field rather than the registered curves.
+/// secp256k1's p, the one field that takes 9 limbs of 32 bits (4 rounds per loop iteration do
+/// not divide them; 20 of 13), in every shape of the arithmetic any profile runs, not only the
+/// forms the secp256k1 group's tests pick: its generated arithmetic equals num-bigint's, so the
+/// layout (limbs, rounds per loop) follows the field.
 #[cfg(feature = "bn254")]
 #[test]
 fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
