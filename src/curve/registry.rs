@@ -18,7 +18,8 @@
 //!   with the host's plans (`host_plans` modules: passes, batches, precomputed bases);
 //! - `kernels_only`: a curve whose kernels differ from a representative's in constants only (the
 //!   BLS12 G2 groups, grumpkin, pallas, vesta, secp256k1): its arithmetic, kernels, edge cases
-//!   in each field form, encodings and errors, on lavapipe only, without the host's plans.
+//!   in each field form, encodings and errors, on the first test adapter only, without the
+//!   host's plans.
 
 use std::str::FromStr;
 use std::sync::OnceLock;
