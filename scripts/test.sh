@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Every test, in two lanes at once. One: native on lavapipe, a single-curve build (bn254 alone)
-# and native on SwiftShader. Two: browser (wasm-bindgen-test in headless Chromium on
-# SwiftShader), the demo page, the npm package in Node.js (Dawn on SwiftShader, with snarkjs'
-# proofs through webgpu-msm/snarkjs), snarkjs' proofs in Chromium, and the package in Deno
-# (lavapipe) and a browser Web Worker. Each step installs what it needs on a fresh Debian machine.
+# Every test, in two lanes at once. One: native on lavapipe, then the doc tests. Two: browser
+# (wasm-bindgen-test in headless Chromium on SwiftShader), the demo page, the npm package in
+# Node.js (Dawn on SwiftShader, with snarkjs' proofs through webgpu-msm/snarkjs), snarkjs' proofs
+# in Chromium, the package in Deno (lavapipe) and a browser Web Worker, and native on SwiftShader.
+# Each step installs what it needs on a fresh Debian machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
@@ -20,6 +20,13 @@ bash scripts/setup-native.sh
 need_chromium
 need_node
 
+# lavapipe's LLVM optimization passes are about half the CPU of a cold kernel compile there, and
+# the tests check answers, not lavapipe's speed: GALLIVM_PERF=nopt skips them (Deno's and the
+# two-GPU test's too). Mesa's shader cache does not tell such kernels from optimized ones, so the tests keep
+# theirs apart, where a later benchmark on this machine will not load them.
+export GALLIVM_PERF="${GALLIVM_PERF-nopt}"
+export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR-$(realpath -m "${CARGO_TARGET_DIR:-target}")/mesa-shader-cache-tests}"
+
 # Two lanes at once: the lavapipe steps keep about 1.8 cores of a 2-core machine busy, the
 # browser and JS steps about one (their CPU time ÷ wall time), so one after the
 # other left a core idle for half the run. The second lane installs its cargo tool first:
@@ -34,6 +41,8 @@ web_lane() {
     step bash scripts/test-snarkjs-browser.sh
     step bash scripts/test-deno.sh
     step bash scripts/test-worker.sh
+    # Native on SwiftShader last: the first lane's test build is done by then.
+    step bash scripts/test-swiftshader.sh
 }
 web_log=$(mktemp)
 show_web_log() {
@@ -48,22 +57,13 @@ set +m
 trap 'kill -- -$web 2>/dev/null || true; show_web_log " (stopped)"' EXIT
 
 # lavapipe is what a bare machine has; set WEBGPU_MSM_EXPECT_ADAPTER= (empty) to run on another GPU.
-# A test process keeps every context it opens, and lavapipe keeps each context's compiled
-# kernels in host memory: bn254-g2's tests alone peak at 13 GB. So each G2 group (a test module
-# per group, named after it, e.g. bn254_g2::, from the curve registry's for_each_curve!) runs in
-# a process of its own, found in the test binaries' list, and every other test in one more.
-lavapipe_test() { step env WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test -- "$@"; }
-cargo test --no-run
-mapfile -t g2_groups < <(cargo test -q -- --list 2>/dev/null | grep -o '[a-z0-9_]*_g2::' | sort -u)
-[ ${#g2_groups[@]} -gt 0 ] || { echo "test.sh: no G2 test groups found" >&2; exit 1; }
-lavapipe_test --skip _g2::
-# What each group runs is its test tier's (src/curve/registry.rs): the host's plans only in the
-# representatives' groups (`every_plan`), so no filter here.
-for group in "${g2_groups[@]}"; do
-    lavapipe_test "$group"
-done
-step bash scripts/test-single-curve.sh bn254
-step bash scripts/test-swiftshader.sh
+# Every curve's tests in one run, the G2 groups' too: what each group runs is its test tier's
+# (src/curve/registry.rs). A test process keeps every context it opens, and lavapipe keeps each
+# context's compiled kernels in host memory: the step's line gives the largest process's peak.
+# The examples are not built here: the lints (.ci/run) check them.
+cargo test --lib --tests --no-run
+step env WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test --lib --tests
+step cargo test --doc
 
 web_status=0
 wait "$web" || web_status=$?
