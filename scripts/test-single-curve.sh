@@ -4,7 +4,7 @@
 # hooks). Every curve is a cargo feature (see src/curve/registry.rs); this checks that none
 # depends on another being built. What runs is the same code as in the full build, whose tests
 # run every curve (scripts/test.sh), so this build's tests are not run again. .ci/run runs it
-# with the lints.
+# among the lints.
 # Usage: bash scripts/test-single-curve.sh [curve feature, default bn254]
 set -euo pipefail
 cd "$(dirname "$0")/.."

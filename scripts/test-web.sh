@@ -15,4 +15,7 @@ need_node
 node scripts/chromium-options.mjs webdriver >webdriver.json
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
-cargo test --target wasm32-unknown-unknown --features demo --test web "$@"
+# In the release profile, as the npm package is built (scripts/build-pkg.sh, the same features):
+# the two builds share most of their dependencies, where the test profile would compile every
+# one of them a second time for wasm32. So no debug assertions here; the native tests keep them.
+cargo test --release --target wasm32-unknown-unknown --features demo --test web "$@"

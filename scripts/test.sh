@@ -21,18 +21,16 @@ need_chromium
 need_node
 
 # lavapipe's LLVM optimization passes are about half the CPU of a cold kernel compile there, and
-# the tests check answers, not lavapipe's speed: GALLIVM_PERF=nopt skips them (Deno's and the
-# two-GPU test's too). Mesa's shader cache does not tell such kernels from optimized ones, so the tests keep
-# theirs apart, where a later benchmark on this machine will not load them.
+# the tests check answers, not lavapipe's speed: GALLIVM_PERF=nopt skips them (in Deno and the
+# two-GPU test too). Mesa's shader cache does not tell such kernels from optimized ones, so the
+# tests keep theirs apart, where a later benchmark on this machine will not load them.
 export GALLIVM_PERF="${GALLIVM_PERF-nopt}"
 export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR-$(realpath -m "${CARGO_TARGET_DIR:-target}")/mesa-shader-cache-tests}"
 
-# Two lanes at once: the lavapipe steps keep about 1.8 cores of a 2-core machine busy, the
-# browser and JS steps about one (their CPU time ÷ wall time), so one after the
-# other left a core idle for half the run. The second lane installs its cargo tool first:
-# it builds in a directory of its own, beside the first lane's test build, which holds
-# target/ (the wasm builds would wait for it). Its output is kept in a file and printed when
-# both are done.
+# Two lanes at once: each alone leaves much of a 2-core machine idle (a crate's front end, a
+# kernel compile and most browser steps run on one core). The second lane installs its cargo
+# tool first, which builds in a directory of its own beside the first lane's test build. Its
+# output is kept in a file and printed when both are done.
 web_lane() {
     step bash -c '. scripts/lib.sh && need_wasm_bindgen_cli'
     step bash scripts/test-web.sh
