@@ -32,9 +32,6 @@ export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR-$(realpath -m "${CARGO_TAR
 # tool first, which builds in a directory of its own beside the first lane's test build. Its
 # output is kept in a file and printed when both are done.
 web_lane() {
-    # The native lane is the longer one: this lane's processes (builds, browsers) yield it the
-    # CPU and take what it leaves idle.
-    renice -n 10 -p "$BASHPID" >/dev/null
     step bash -c '. scripts/lib.sh && need_wasm_bindgen_cli'
     step bash scripts/test-web.sh
     step bash scripts/test-page.sh
