@@ -9,6 +9,10 @@
 //!   queries; G2: B), so the MSMs' share of its proof;
 //! - the GPU prover, and its host part: synthesis with the quotient polynomial (the same code
 //!   as arkworks'); the rest is the GPU's MSMs.
+#![cfg_attr(
+    not(any(feature = "bn254", feature = "bls12-381", feature = "bls12-377")),
+    allow(dead_code, unused_variables, reason = "a build without a pairing curve has no proof to run")
+)]
 
 mod cli;
 

@@ -4,7 +4,7 @@
 # measuring:
 #   bin-rg/b.tar.xz  release builds with `--features arkworks-parallel` (arkworks' reference MSM
 #                    on every core) of the examples msm, host_share and groth16, the release test
-#                    binaries msm-tests, lib-tests, bytes-tests and reliability-tests, and, where
+#                    binaries integration-tests, lib-tests and reliability-tests, and, where
 #                    BASE is given, msm-base: the msm example of commit BASE, built in a worktree,
 #                    for before/after runs in one call;
 #   .gl/             the Debian packages of the Vulkan and EGL loaders, which the device machine
@@ -48,11 +48,11 @@ done
 
 echo "device-bundle: test binaries"
 # Each test target's executable, as cargo reports it (its file name carries a hash).
-cargo test --release --features arkworks-parallel --no-run --lib --test msm --test bytes --test reliability \
+cargo test --release --features arkworks-parallel --no-run --lib --test integration --test reliability \
     --message-format=json-render-diagnostics |
     python3 -c '
 import json, sys
-names = {"webgpu_msm": "lib-tests", "msm": "msm-tests", "bytes": "bytes-tests", "reliability": "reliability-tests"}
+names = {"webgpu_msm": "lib-tests", "integration": "integration-tests", "reliability": "reliability-tests"}
 for line in sys.stdin:
     message = json.loads(line)
     if message.get("reason") == "compiler-artifact" and message.get("executable") and message["profile"]["test"]:
@@ -69,7 +69,7 @@ if [ -n "$base" ]; then
     cp "$worktree-target/release/examples/msm" "$stage/msm-base"
 fi
 
-for binary in msm host_share groth16 msm-tests lib-tests bytes-tests reliability-tests; do
+for binary in msm host_share groth16 integration-tests lib-tests reliability-tests; do
     [ -x "$stage/$binary" ] || { echo "device-bundle: $binary was not built" >&2; exit 1; }
 done
 mkdir -p "$bundle"

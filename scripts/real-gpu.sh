@@ -7,7 +7,7 @@
 #
 #   scripts/real-gpu.sh BIN_DIR LOG DEADLINE_SECONDS PHASE...
 #
-# BIN_DIR holds msm, host_share, groth16 and the test binaries (msm-tests, lib-tests, bytes-tests,
+# BIN_DIR holds msm, host_share, groth16 and the test binaries (integration-tests, lib-tests,
 # reliability-tests), and optionally msm-base and msm-mid, the main jobs of other builds to compare
 # with. `scripts/device-bundle.sh [BASE]` builds all but msm-mid into bin-rg/b.tar.xz, with the
 # Vulkan loader the device machine lacks, and its header gives the device call that runs this.
@@ -183,9 +183,10 @@ for phase in "$@"; do
         done
         ;;
     tests)
-        for tests in msm-tests lib-tests bytes-tests reliability-tests; do
-            # shellcheck disable=SC2086 # TEST_ARGS: libtest's own arguments, e.g. --skip g2
-            CI=true step 400 "$bin/$tests" --test-threads 1 ${TEST_ARGS:-}
+        # The integration binary's modules msm and bytes, each a step of its own (its time limit).
+        for tests in "integration-tests msm::" lib-tests "integration-tests bytes::" reliability-tests; do
+            # shellcheck disable=SC2086 # the binary and its module filter; TEST_ARGS: libtest's own arguments, e.g. --skip g2
+            CI=true step 400 "$bin/"$tests --test-threads 1 ${TEST_ARGS:-}
         done
         ;;
     esac

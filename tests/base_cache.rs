@@ -2,6 +2,8 @@
 //! sections in new buffers every proof), MSMs over a prefix of a cached set (PLONK's
 //! commitments over one SRS section), a longer set replacing the sets it extends, the GPU
 //! memory budget, and bases past one GPU binding. Every result is checked against arkworks.
+//! The cases are BN254's (G1 and G2): what snarkjs hands over.
+#![cfg(feature = "bn254")]
 
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, PrimeField, UniformRand};
@@ -10,9 +12,7 @@ use webgpu_msm::bytes::point_bytes;
 use webgpu_msm::testing::{encode_point, shared_context, shared_narrow_context};
 use webgpu_msm::{BaseCache, CacheStats, GpuCurve, MsmConfig, MsmContext, MsmError, PointForm};
 
-#[path = "support/bytes_call.rs"]
-mod bytes_call;
-use bytes_call::msm_bytes;
+use crate::bytes_call::msm_bytes;
 
 /// Points in Montgomery form (arkworks' own limbs, as snarkjs stores them; the identity as
 /// zeros) and canonical 32-byte scalars.

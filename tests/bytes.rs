@@ -19,13 +19,7 @@ use webgpu_msm::curve::Equation;
 use webgpu_msm::testing::{check_lengths, encode_point, shared_context, shared_narrow_context};
 use webgpu_msm::{Bases, CurveId, GpuCurve, MsmConfig, MsmError, PreparedBytes};
 
-#[macro_use]
-#[path = "support/tiers.rs"]
-mod tiers;
-
-#[path = "support/bytes_call.rs"]
-mod bytes_call;
-use bytes_call::msm_bytes;
+use crate::bytes_call::msm_bytes;
 
 fn random_bytes<G: GpuCurve>(n: usize, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let mut rng = StdRng::seed_from_u64(seed);

@@ -34,13 +34,9 @@ use webgpu_msm::bytes::{point_bytes, SCALAR_BYTES};
 use webgpu_msm::testing::{check_lengths, encode_point, shared_context};
 use webgpu_msm::{CurveId, GpuCurve, MsmConfig, MsmError};
 
-#[path = "support/bytes_call.rs"]
-mod bytes_call;
-use bytes_call::msm_bytes;
+use crate::bytes_call::msm_bytes;
 
-#[path = "support/curve_names.rs"]
-mod curve_names;
-use curve_names::DOCUMENTED_NAMES as NAMES;
+use crate::curve_names::DOCUMENTED_NAMES as NAMES;
 
 /// A curve's cases by its test tier (src/curve/registry.rs): `every_plan` curves run `default`,
 /// `kernels_only` ones a quarter (their encodings and checks are a representative's with other

@@ -15,10 +15,6 @@ use ark_ff::{Field, PrimeField, UniformRand, Zero};
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use webgpu_msm::{Bases, GpuCurve, MsmConfig, MsmContext, MsmError, PreparedBases};
 
-#[macro_use]
-#[path = "support/tiers.rs"]
-mod tiers;
-
 use webgpu_msm::testing::{
     shared_context as context, shared_gpu_form_context as gpu_form_context,
     shared_gpu_narrow_context as gpu_narrow_context, shared_narrow_context as narrow_context,

@@ -11,7 +11,7 @@ use crate::calibrate::Candidates;
 use crate::combine::points_from_gpu;
 use crate::cpu_model;
 use crate::curve::registry::each_curve;
-use crate::curve::{push_scalar_words, CurveSpec, Equation, GpuCurve};
+use crate::curve::{push_scalar_words, Equation, GpuCurve};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::PointSource;
 use crate::limbs::Montgomery;
@@ -204,7 +204,7 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
 fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
     let Some(ctx) = shared_context() else { return };
     let p = (BigUint::from(1u32) << 256u32) - (BigUint::from(1u32) << 32u32) - BigUint::from(977u32);
-    let spec = CurveSpec {
+    let spec = crate::curve::CurveSpec {
         name: "secp256k1 base field",
         field: Montgomery::new(&p),
         wide_field: Montgomery::with_limb_bits(&p, crate::limbs::WIDE_LIMB_BITS),
