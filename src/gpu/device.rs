@@ -178,7 +178,7 @@ impl Gpu {
     /// in the browser when `device.lost` resolves) and meanwhile drops the "device lost" errors
     /// of every call, so those calls fail with validation errors about invalid objects. With the
     /// flag set before `destroy`, every error the destruction causes is reported as `DeviceLost`.
-    #[cfg(any(test, feature = "test-hooks"))]
+    #[cfg(any(test, feature = "test-hooks", feature = "demo"))]
     pub(crate) fn destroy(&self, why: &str) {
         if let Ok(mut lost) = self.lost.lock() {
             lost.get_or_insert_with(|| format!("Destroyed: {why}"));

@@ -295,12 +295,13 @@ impl JsMsmContext {
     }
 
     /// Destroys the context's `GPUDevice`, as a GPU reset would lose it: later `msm` promises
-    /// reject with "GPU device lost: …". For tests of device loss; not part of the API.
-    #[cfg(feature = "test-hooks")]
+    /// reject with "GPU device lost: …". For tests of device loss (the demo build is the tests'
+    /// build); not part of the API.
+    #[cfg(feature = "demo")]
     #[doc(hidden)]
     #[wasm_bindgen(js_name = loseDeviceForTests, skip_typescript)]
     pub fn lose_device_for_tests(&self) {
-        self.inner.lose_device_for_tests();
+        self.inner.gpu().destroy("lose_device_for_tests");
     }
 }
 
