@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every test, in two lanes at once. One: native on lavapipe, the doc tests, native on SwiftShader.
-# Two: browser (wasm-bindgen-test in headless Chromium on SwiftShader), the demo page, the npm
-# package in Node.js (Dawn on SwiftShader, with snarkjs' proofs through webgpu-msm/snarkjs),
-# snarkjs' proofs in Chromium, the package in Deno (lavapipe) and a browser Web Worker.
+# Every test, in two lanes at once. One: native on lavapipe, then the doc tests. Two: browser
+# (wasm-bindgen-test in headless Chromium on SwiftShader), the demo page, the npm package in
+# Node.js (Dawn on SwiftShader, with snarkjs' proofs through webgpu-msm/snarkjs), snarkjs' proofs
+# in Chromium, the package in Deno (lavapipe) and a browser Web Worker, and native on SwiftShader.
 # Each step installs what it needs on a fresh Debian machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +39,9 @@ web_lane() {
     step bash scripts/test-snarkjs-browser.sh
     step bash scripts/test-deno.sh
     step bash scripts/test-worker.sh
+    # Native on SwiftShader last: the first lane's test build is done by then, and this lane,
+    # without it, ends minutes before the first.
+    step bash scripts/test-swiftshader.sh
 }
 web_log=$(mktemp)
 show_web_log() {
@@ -60,9 +63,6 @@ trap 'kill -- -$web 2>/dev/null || true; show_web_log " (stopped)"' EXIT
 cargo test --lib --tests --no-run
 step env WEBGPU_MSM_EXPECT_ADAPTER="${WEBGPU_MSM_EXPECT_ADAPTER-llvmpipe}" cargo test --lib --tests
 step cargo test --doc
-# Native on SwiftShader here, not in the second lane: it reuses this lane's test build, and the
-# second lane is the longer one without it.
-step bash scripts/test-swiftshader.sh
 
 web_status=0
 wait "$web" || web_status=$?
