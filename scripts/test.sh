@@ -14,11 +14,6 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 step() { python3 scripts/measure.py test.sh "$@"; }
 
 bash scripts/setup-native.sh
-# What the browser and JS steps install from Debian, now: the two lanes below must not run apt at
-# once (dpkg's lock).
-. scripts/lib.sh
-need_chromium
-need_node
 
 # lavapipe's LLVM optimization passes are about half the CPU of a cold kernel compile there, and
 # the tests check answers, not lavapipe's speed: GALLIVM_PERF=nopt skips them (in Deno and the
@@ -32,6 +27,9 @@ export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR-$(realpath -m "${CARGO_TAR
 # tool first, which builds in a directory of its own beside the first lane's test build. Its
 # output is kept in a file and printed when both are done.
 web_lane() {
+    # Only this lane runs apt after setup-native.sh (dpkg's lock admits one apt at a time); on a
+    # bare machine these installs then overlap the native lane's build.
+    step bash -c '. scripts/lib.sh && need_chromium && need_node'
     step bash -c '. scripts/lib.sh && need_wasm_bindgen_cli'
     step bash scripts/test-web.sh
     step bash scripts/test-page.sh
