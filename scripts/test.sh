@@ -23,9 +23,9 @@ export GALLIVM_PERF="${GALLIVM_PERF-nopt}"
 export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR-$(realpath -m "${CARGO_TARGET_DIR:-target}")/mesa-shader-cache-tests}"
 
 # Two lanes at once: each alone leaves much of a 2-core machine idle (a crate's front end, a
-# kernel compile and most browser steps run on one core). The second lane installs its cargo
-# tool first, which builds in a directory of its own beside the first lane's test build. Its
-# output is kept in a file and printed when both are done.
+# kernel compile and most browser steps run on one core). The second lane installs Chromium,
+# Node.js and its cargo tool first; the tool builds in a directory of its own beside the first
+# lane's test build. Its output is kept in a file and printed when both are done.
 web_lane() {
     # Only this lane runs apt after setup-native.sh (dpkg's lock admits one apt at a time); on a
     # bare machine these installs then overlap the native lane's build.
