@@ -89,7 +89,7 @@ impl CurveFn for HostShare {
             self.log_size,
             info.name,
             info.backend,
-            pollster::block_on(ctx.calibration(G::ID)).map(|c| c.kernels)
+            pollster::block_on(ctx.warm_up(G::ID)).map(|c| c.kernels)
         );
 
         // A plain copy of as many bytes as each API's inputs occupy.

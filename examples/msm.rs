@@ -17,7 +17,9 @@
 //! chose and measured; `--calibrate-all` times the accumulations on every device, slow ones too.
 //! `--warm-calls N` adds N warm calls back to back (median, fastest and each one in order):
 //! interleaved with arkworks, a hardware GPU idles between calls and may lower its clocks. The
-//! cold call is also printed in parts: context, calibration, first MSM. `--prepared F` then
+//! cold call is also printed in parts: context and first MSM (which starts on the kernels chosen
+//! by rule while calibration runs beside it); `--warm-up` calls `MsmContext::warm_up` between
+//! them, as an app that compiles and calibrates at start-up would. `--prepared F` then
 //! prepares the points once with precompute factor F (1: none) and times calls on them back to
 //! back, as a prover over a fixed key runs (with `--profile`, one of those calls profiled too,
 //! where the bases fit one pass). `--profile-cold` makes the first MSM a profiled one
@@ -85,6 +87,7 @@ fn main() {
             .unwrap_or_else(|| exit(&format!("unknown --device-profile {name}: use hardware, llvmpipe or swiftshader")))
     });
     let profile_cold = args.flag("--profile-cold");
+    let warm_up_first = args.flag("--warm-up");
     let warm_calls: usize = args.parsed("--warm-calls", "an integer").unwrap_or(0);
     let prepared: Option<u32> = args.parsed("--prepared", "a precompute factor");
     if let Some(len) = args.value("--chunk-len") {
@@ -104,6 +107,7 @@ fn main() {
         log_size,
         profile,
         profile_cold,
+        warm_up_first,
         form,
         device_profile,
         accumulation,
@@ -119,6 +123,7 @@ struct Run {
     log_size: u32,
     profile: bool,
     profile_cold: bool,
+    warm_up_first: bool,
     form: Option<MulForm>,
     device_profile: Option<DeviceProfile>,
     accumulation: Option<Accumulation>,
@@ -157,6 +162,7 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         log_size,
         profile,
         profile_cold,
+        warm_up_first,
         form,
         device_profile,
         accumulation,
@@ -197,11 +203,12 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     };
     let info = ctx.adapter_info();
     println!("adapter: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
-    // The cold call in three parts: the context, the curve's calibration on this device (cached
-    // per adapter and curve after its first run), and the first MSM with its pipelines.
+    // The cold call as a user's first call runs: the context, then the first MSM, which starts
+    // on the kernels chosen by rule while any calibration runs beside it (with `--warm-up`, an
+    // explicit warm-up first: compilation and calibration, timed apart).
     let context_time = started.elapsed();
-    let calibration = pollster::block_on(ctx.calibration(G::ID));
-    let calibration_time = started.elapsed() - context_time;
+    let warm_up = warm_up_first.then(|| pollster::block_on(ctx.warm_up(G::ID)));
+    let warm_up_time = started.elapsed() - context_time;
     let cold = match profile_cold {
         // Each step waited for on its own: its time includes compiling its pipeline wherever the
         // driver compiles at the first dispatch.
@@ -214,10 +221,13 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         false => pollster::block_on(ctx.msm(&points, &scalars)),
     };
     let cold_time = started.elapsed();
-    match calibration {
+    // Waits for the calibration beside the cold call, so that the warm calls run its choice.
+    let waited = Instant::now();
+    match warm_up.unwrap_or_else(|| pollster::block_on(ctx.warm_up(G::ID))) {
         Ok(calibration) => print_calibration(&calibration),
         Err(e) => eprintln!("error: {e}"),
     }
+    let waited = waited.elapsed();
     // Warm calls interleaved with arkworks on the same input: the median of each.
     let mut warm = Vec::new();
     let mut warm_times = Vec::new();
@@ -249,10 +259,16 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         }
     };
     println!("GPU cold (context + pipelines + first MSM): {cold_time:.2?}");
-    println!(
-        "cold call's parts: context {context_time:.2?}, calibration {calibration_time:.2?}, first MSM {:.2?}",
-        cold_time - context_time - calibration_time
-    );
+    let first_msm = cold_time - context_time - warm_up_time;
+    match warm_up_first {
+        true => println!(
+            "cold call's parts: context {context_time:.2?}, warm-up {warm_up_time:.2?}, first MSM {first_msm:.2?}"
+        ),
+        false => println!(
+            "cold call's parts: context {context_time:.2?}, first MSM {first_msm:.2?}; then {waited:.2?} more for \
+             the calibration beside it"
+        ),
+    }
     println!("GPU warm (median of {rounds}): {warm_time:.2?}");
     let passes = n.div_ceil(ctx.max_pass_points(G::ID)).max(1);
     let pass = n.div_ceil(passes).max(1);

@@ -6,6 +6,29 @@ const WORKGROUP_SIZE: u32 = 64u;
 const DIGIT_NEGATIVE: u32 = 0x80000000u;
 // A CSR entry is a point index with DIGIT_NEGATIVE set when the point enters its bucket negated.
 const ENTRY_INDEX_MASK: u32 = 0x7fffffffu;
+// The digits buffer holds two digits per u32, 16 bits each (a magnitude of at most 2^14, as
+// windows are at most 15 bits, with its sign in the top bit): window pair k of a set (windows
+// 2k and 2k + 1) of point i at digit_word(plan, set, k, i), the even window in the low half.
+const PACKED_DIGIT_NEGATIVE: u32 = 0x8000u;
+
+// Digit words per point for one set's windows.
+fn digit_pairs(p: Plan) -> u32 {
+    return (p.num_windows + 1u) / 2u;
+}
+
+// The word of the digits buffer that holds window pair `pair` of scalar set s for point i.
+fn digit_word(p: Plan, s: u32, pair: u32, i: u32) -> u32 {
+    return (s * digit_pairs(p) + pair) * p.n + i;
+}
+
+// A digit (magnitude | DIGIT_NEGATIVE) in its 16-bit packed form, and back.
+fn pack_digit(digit: u32) -> u32 {
+    return (digit & 0x7fffu) | ((digit >> 16u) & PACKED_DIGIT_NEGATIVE);
+}
+
+fn unpack_digit(half: u32) -> u32 {
+    return (half & 0x7fffu) | ((half & PACKED_DIGIT_NEGATIVE) << 16u);
+}
 
 // Bit of Plan.inputs: the points are uploaded in arkworks' Montgomery form (the Rust API)
 // rather than as canonical integers (the bytes API). The scalars' bit (Plan::SCALARS_MONTGOMERY)

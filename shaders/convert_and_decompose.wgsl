@@ -32,8 +32,8 @@
 // identity[i]: POINT_USED, or POINT_SKIPPED if point i gets no digits (the identity, a bad
 // point), or POINT_LEFT_TO_HOST (no stored form: the host adds its multiple).
 @group(0) @binding(6) var<storage, read_write> identity: array<u32>;
-// digits[w·n + i]: the digit of point i in window w of all sets' windows (magnitude |
-// DIGIT_NEGATIVE, 0 for none).
+// digits[digit_word(plan, s, k, i)]: the digits of point i in windows 2k and 2k + 1 of set s,
+// packed (pack_digit; 0 for none).
 @group(0) @binding(4) var<storage, read_write> digits: array<u32>;
 // bucket_counts[w·h + b − 1]: how many points enter bucket b of window w.
 @group(0) @binding(5) var<storage, read_write> bucket_counts: array<atomic<u32>>;
@@ -192,7 +192,8 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
         return;
     }
     let i = scalar % m;
-    let first_window = (scalar / m) * plan.num_windows;
+    let scalar_set = scalar / m;
+    let first_window = scalar_set * plan.num_windows;
     let words = raw_scalars[scalar];
 
     let c = plan.window_bits;
@@ -205,6 +206,8 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     for (var q = 0u; q < plan.fold; q = q + 1u) {
         let point = q * m + i;
         let skip = identity[point] != POINT_USED;
+        // The even window's packed digit, written with the odd one's (or alone, last).
+        var pair = 0u;
         for (var w = 0u; w < plan.num_windows; w = w + 1u) {
             let v = scalar_bits(words, j * c, c) + carry;
             var digit = v;
@@ -221,7 +224,14 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
                 digit = 0u;
             }
             let window = first_window + w;
-            digits[window * plan.n + point] = digit;
+            if ((w & 1u) == 0u) {
+                pair = pack_digit(digit);
+            } else {
+                pair = pair | (pack_digit(digit) << 16u);
+            }
+            if ((w & 1u) == 1u || w + 1u == plan.num_windows) {
+                digits[digit_word(plan, scalar_set, w / 2u, point)] = pair;
+            }
             if (digit != 0u) {
                 atomicAdd(&bucket_counts[window * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u], 1u);
             }

@@ -15,6 +15,7 @@ var<workgroup> partial_sums: array<u32, 256>;
 // end as the bucket end offsets that stage 3 reads.
 @group(0) @binding(1) var<storage, read_write> bucket_counts: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> bucket_starts: array<u32>;
+// Two packed digits per word (digit_word, pack_digit in common.wgsl).
 @group(0) @binding(3) var<storage, read> digits: array<u32>;
 // entries[e]: point index (| DIGIT_NEGATIVE); bucket j's entries are [bucket_starts[j], end_j).
 @group(0) @binding(4) var<storage, read_write> entries: array<u32>;
@@ -61,7 +62,10 @@ fn scatter_entries(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
         return;
     }
     for (var w = 0u; w < all_windows(plan); w = w + 1u) {
-        let digit = digits[w * plan.n + i];
+        let scalar_set = w / plan.num_windows;
+        let window = w % plan.num_windows;
+        let word = digits[digit_word(plan, scalar_set, window / 2u, i)];
+        let digit = unpack_digit(word >> (16u * (window & 1u)));
         if (digit != 0u) {
             let bucket = w * plan.num_buckets + (digit & ENTRY_INDEX_MASK) - 1u;
             let slot = atomicAdd(&bucket_counts[bucket], 1u);

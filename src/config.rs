@@ -38,6 +38,13 @@ pub struct ContextOptions {
     /// pass it has run; 1 makes calls on a curve take turns from upload to readback. A curve's
     /// second and later workspaces are only allocated when calls on it overlap.
     pub max_workspaces: usize,
+    /// Most bytes of GPU buffers a curve's calls keep (its workspaces together: each gets this
+    /// divided by [`ContextOptions::max_workspaces`]): passes are sized to fit, so a large input
+    /// runs as more, smaller passes, and a call whose smallest pass does not fit fails with
+    /// [`MsmError::MemoryBudget`](crate::MsmError::MemoryBudget). Prepared bases and a
+    /// `BaseCache` hold their points besides (their own `gpu_bytes`). Default `None`: passes are
+    /// as large as the device's binding limit allows.
+    pub max_gpu_bytes: Option<u64>,
 }
 
 impl Default for ContextOptions {
@@ -47,6 +54,7 @@ impl Default for ContextOptions {
             accumulation: None,
             calibration_budget: DEFAULT_CALIBRATION_BUDGET,
             max_workspaces: DEFAULT_WORKSPACES,
+            max_gpu_bytes: None,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use ark_ff::Zero;
 
-use crate::calibrate::{calibrate, Calibration, Candidates, Fixed};
+use crate::calibrate::{self, Calibration, Candidates, Fixed};
 use crate::combine::{combine_windows, points_from_gpu, sum_without_image};
 use crate::config::{Bases, ContextOptions, MsmConfig, MsmOutput};
 use crate::curve::registry::with_curve;
@@ -48,10 +48,16 @@ pub struct MsmContext {
     /// The calibration of each curve compiled so far (its kernels: the synchronous size queries
     /// read them).
     calibrations: Mutex<HashMap<TypeId, Calibration>>,
+    /// The measurements running beside the calls of curves that started on the rule's kernels
+    /// ([`Calibration::provisional`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    measuring: Mutex<HashMap<TypeId, Arc<calibrate::Measurement>>>,
     /// Caps the points of one GPU pass below the device's limit (tests of the splitting).
     pass_limit: Option<usize>,
     /// [`ContextOptions::max_workspaces`].
     max_workspaces: usize,
+    /// [`ContextOptions::max_gpu_bytes`].
+    max_gpu_bytes: Option<u64>,
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
 
@@ -141,8 +147,11 @@ impl MsmContext {
             fixed: Fixed { form: None, accumulation: None },
             calibration_budget: defaults.calibration_budget,
             calibrations: Mutex::new(HashMap::new()),
+            #[cfg(not(target_arch = "wasm32"))]
+            measuring: Mutex::new(HashMap::new()),
             pass_limit: None,
             max_workspaces: defaults.max_workspaces,
+            max_gpu_bytes: defaults.max_gpu_bytes,
             curves: Mutex::new(HashMap::new()),
         }
     }
@@ -160,6 +169,7 @@ impl MsmContext {
         self.fixed = Fixed { form: options.mul_form, accumulation: options.accumulation };
         self.calibration_budget = options.calibration_budget;
         self.max_workspaces = options.max_workspaces.max(1);
+        self.max_gpu_bytes = options.max_gpu_bytes;
         Ok(self)
     }
 
@@ -170,6 +180,7 @@ impl MsmContext {
             accumulation: self.fixed.accumulation,
             calibration_budget: self.calibration_budget,
             max_workspaces: self.max_workspaces,
+            max_gpu_bytes: self.max_gpu_bytes,
         }
     }
 
@@ -198,16 +209,24 @@ impl MsmContext {
         self
     }
 
-    /// The kernels `curve` runs on this context and what was measured to choose them (see
-    /// [`Calibration`]). The first call for a curve calibrates (unless this process already did
-    /// on the same adapter) and compiles its pipelines, as its first MSM would.
-    pub async fn calibration(&self, curve: CurveId) -> Result<Calibration, MsmError> {
-        with_curve!(curve, G => self.calibration_of::<G>().await)
+    /// Compiles `curve`'s kernels and measures which run fastest now (see [`Calibration`]),
+    /// where its first call would start on the rule's kernels and measure beside the calls: for
+    /// apps that would rather pay at start-up (a page load) than in a proof. Returns the kernels
+    /// later calls run and what was measured to choose them. Without it, the first call compiles
+    /// only the kernels it runs and does not wait for any measurement.
+    pub async fn warm_up(&self, curve: CurveId) -> Result<Calibration, MsmError> {
+        with_curve!(curve, G => self.warm_up_curve::<G>().await)
     }
 
-    /// [`MsmContext::calibration`] of curve `G`.
-    async fn calibration_of<G: GpuCurve>(&self) -> Result<Calibration, MsmError> {
+    /// [`MsmContext::warm_up`] of curve `G`.
+    async fn warm_up_curve<G: GpuCurve>(&self) -> Result<Calibration, MsmError> {
         self.runner::<G>().await?;
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let slot = self.slot::<G>()?;
+            let mut slot = slot.lock().await;
+            self.adopt_measurement::<G>(&mut slot, true).await?;
+        }
         let calibrations = self.calibrations.lock().map_err(poisoned)?;
         Ok(calibrations.get(&TypeId::of::<G>()).expect("recorded with the curve's runner").clone())
     }
@@ -234,21 +253,36 @@ impl MsmContext {
     /// bases with a precompute factor; [`Plan::fold`]).
     pub(crate) fn max_folded_pass_points<G: GpuCurve>(&self, fold: u32) -> usize {
         let spec = G::spec();
-        let fits = |kernels| max_points(spec, kernels, &self.gpu.limits, fold) as usize;
+        let budget = self.workspace_budget();
+        let fits = |kernels| max_points(spec, kernels, &self.gpu.limits, fold, budget) as usize;
         let device = self.chosen_or_candidates::<G>().into_iter().map(fits).min().expect("at least one candidate");
         self.pass_limit.map_or(device, |limit| limit.min(device))
+    }
+
+    /// Bytes one workspace may take under [`ContextOptions::max_gpu_bytes`].
+    pub(crate) fn workspace_budget(&self) -> Option<u64> {
+        self.max_gpu_bytes.map(|bytes| bytes / self.max_workspaces as u64)
+    }
+
+    /// [`MsmContext::max_folded_pass_points`], or [`MsmError::MemoryBudget`] where the budget
+    /// holds no pass at all (before a curve's first use, for none of the kernels it may choose:
+    /// the check needs no compilation).
+    pub(crate) fn checked_pass_points<G: GpuCurve>(&self, fold: u32) -> Result<usize, MsmError> {
+        match (self.max_folded_pass_points::<G>(fold), self.max_gpu_bytes) {
+            (0, Some(budget)) => {
+                let plan = Plan::folded(1, crate::curve::MAX_SCALAR_BITS, fold);
+                let needed = |kernels| BufferSizes::for_plan(G::spec(), kernels, &plan).total();
+                let one = self.chosen_or_candidates::<G>().into_iter().map(needed).min().expect("a candidate");
+                Err(MsmError::MemoryBudget { budget, needed: one * self.max_workspaces as u64 })
+            }
+            (points, _) => Ok(points),
+        }
     }
 
     /// The kernels chosen for `G`, or before its first use every candidate.
     fn chosen_or_candidates<G: GpuCurve>(&self) -> Vec<Kernels> {
         let chosen = self.calibrations.lock().ok().and_then(|c| c.get(&TypeId::of::<G>()).map(|c| c.kernels));
         chosen.map_or_else(|| Candidates::new(&self.gpu.profile, G::spec(), self.fixed).all().collect(), |k| vec![k])
-    }
-
-    /// The largest number of points one call takes on curve `G`: [`MAX_PASSES`] passes of
-    /// [`MsmContext::max_pass_points`].
-    pub(crate) fn max_points<G: GpuCurve>(&self) -> usize {
-        self.pass_points::<G>() * MAX_PASSES
     }
 
     /// Runs one pass's scalar sets over `points` with `plan` (one set's), in groups that fit the
@@ -263,7 +297,8 @@ impl MsmContext {
         totals: &mut [G::Group],
         left_out: impl Fn(&Scalars<'_, G>, &PassResult<G::Group>) -> Result<G::Group, MsmError>,
     ) -> Result<(), MsmError> {
-        let group_len = max_sets(&self.gpu.limits, &plan, sets.len(), |plan| runner.buffer_sizes(plan));
+        let budget = self.workspace_budget();
+        let group_len = max_sets(&self.gpu.limits, budget, &plan, sets.len(), |plan| runner.buffer_sizes(plan));
         for (group, totals) in sets.chunks(group_len).zip(totals.chunks_mut(group_len)) {
             let plan = plan.with_sets(group.len() as u32);
             let pass = self.run::<G>(runner, &plan, points, &ScalarSets(group.to_vec()), false).await?;
@@ -437,8 +472,9 @@ impl MsmContext {
         if n == 0 || sets.is_empty() {
             return Ok(totals);
         }
+        self.checked_pass_points::<G>(1)?; // before any compilation
         let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
-        let max = self.max_points::<G>();
+        let max = self.pass_points::<G>() * MAX_PASSES;
         if n > max {
             return Err(MsmError::InputTooLarge { n, max });
         }
@@ -507,12 +543,16 @@ impl MsmContext {
         scalars: &dyn Upload,
         profile: bool,
     ) -> Result<RunOutput, MsmError> {
+        self.gpu.count_pass();
         let output = {
             // Waits only while max_workspaces other passes on this curve hold theirs.
             let mut lease = runner.workspaces.lease(&runner.run_sizes(plan, points)).await;
             runner.run_leased(&self.gpu, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
+        // A curve's measurement beside the calls begins once its first call's pass is done.
+        #[cfg(not(target_arch = "wasm32"))]
+        self.measuring.lock().map_err(poisoned)?.values().for_each(calibrate::Measurement::begin);
         if let PointSource::Upload { first, .. } = points {
             output.faults.check(first)?;
         }
@@ -553,25 +593,81 @@ impl MsmContext {
         self.runner_in::<G>(&runner.bases, Kernels { accumulation, ..kernels }).await
     }
 
-    /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use.
+    /// The slot of curve `G`'s runner.
+    fn slot<G: GpuCurve>(&self) -> Result<Arc<CurveSlot>, MsmError> {
+        let mut curves = self.curves.lock().map_err(poisoned)?;
+        Ok(curves.entry(TypeId::of::<G>()).or_insert_with(|| Arc::new(CurveSlot::new(None, false))).clone())
+    }
+
+    /// The compiled pipelines and workspace pool of curve `G`, compiling them on first use
+    /// (the kernels [`calibrate::start`] gives), and later those of a measurement that finished
+    /// beside the calls.
     pub(crate) async fn runner<G: GpuCurve>(&self) -> Result<Arc<CurveRunner>, MsmError> {
-        let slot = self
-            .curves
-            .lock()
-            .map_err(poisoned)?
-            .entry(TypeId::of::<G>())
-            .or_insert_with(|| Arc::new(CurveSlot::new(None, false)))
-            .clone();
+        let slot = self.slot::<G>()?;
         let mut slot = slot.lock().await;
-        if let Some(runner) = slot.as_ref() {
-            return Ok(runner.clone());
+        if slot.is_some() {
+            #[cfg(not(target_arch = "wasm32"))]
+            self.adopt_measurement::<G>(&mut slot, false).await?;
+            return Ok(slot.clone().expect("compiled"));
         }
-        let (runner, calibration) =
-            calibrate::<G>(&self.gpu, self.fixed, self.calibration_budget, self.max_workspaces).await?;
-        let runner = Arc::new(runner);
-        self.calibrations.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), calibration);
+        let start = calibrate::start::<G>(&self.gpu, self.fixed, self.calibration_budget).await?;
+        let runner =
+            Arc::new(CurveRunner::compile::<G>(&self.gpu, self.max_workspaces, start.calibration.kernels).await?);
+        self.calibrations.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), start.calibration);
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(measurement) = start.measuring {
+            self.measuring.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), measurement);
+        }
         *slot = Some(runner.clone());
         Ok(runner)
+    }
+
+    /// Takes the result of curve `G`'s measurement beside the calls once it has finished (or,
+    /// with `wait`, waiting for it): its kernels replace the runner in `slot` where they differ
+    /// (calls and prepared bases in flight keep the runner they hold). A failed measurement
+    /// keeps the rule's kernels, which compiled and ran.
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn adopt_measurement<G: GpuCurve>(
+        &self,
+        slot: &mut Option<Arc<CurveRunner>>,
+        wait: bool,
+    ) -> Result<(), MsmError> {
+        let id = TypeId::of::<G>();
+        let Some(measurement) = self.measuring.lock().map_err(poisoned)?.get(&id).cloned() else {
+            return Ok(());
+        };
+        let result = match wait {
+            true => measurement.wait(),
+            false => match measurement.finished() {
+                Some(result) => result,
+                None => return Ok(()),
+            },
+        };
+        self.measuring.lock().map_err(poisoned)?.remove(&id);
+        let calibration = match result {
+            Ok(calibration) => calibration,
+            Err(e) => {
+                log::warn!("calibrating {} failed; its calls keep the kernels chosen by rule: {e}", G::spec().name);
+                if let Some(calibration) = self.calibrations.lock().map_err(poisoned)?.get_mut(&id) {
+                    calibration.provisional = false;
+                }
+                return Ok(());
+            }
+        };
+        if slot.as_ref().map(|runner| runner.kernels()) != Some(calibration.kernels) {
+            let runner = CurveRunner::compile::<G>(&self.gpu, self.max_workspaces, calibration.kernels).await?;
+            *slot = Some(Arc::new(runner));
+        }
+        self.calibrations.lock().map_err(poisoned)?.insert(id, calibration);
+        Ok(())
+    }
+
+    /// Hands curve `G` a finished measurement, as if it had run beside the calls (tests of how a
+    /// context adopts one).
+    #[cfg(all(test, not(target_arch = "wasm32")))]
+    pub(crate) fn measured_for_tests<G: GpuCurve>(&self, result: Result<Calibration, MsmError>) {
+        let measurement = calibrate::Measurement::finished_with(result);
+        self.measuring.lock().expect("not poisoned").insert(TypeId::of::<G>(), measurement);
     }
 
     /// The device (tests that drive single stages, the profiler's microbenchmark).

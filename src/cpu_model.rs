@@ -11,15 +11,17 @@ use crate::plan::Plan;
 /// Sign bit of an encoded digit or CSR entry (`DIGIT_NEGATIVE` in `common.wgsl`).
 pub const DIGIT_NEGATIVE: u32 = 0x8000_0000;
 
-/// Stage 1 (scalar part): encoded signed digits, window-major (`digits[w·n + i]`), and bucket
-/// counts (`counts[w·h + b − 1]`). Points flagged in `skip` (the identity) get no digits. With
+/// Stage 1 (scalar part): encoded signed digits, two 16-bit ones per word as the GPU packs them
+/// (windows 2k and 2k + 1 of point i in `digits[k·n + i]`, the even one low; [`unpack_digits`]),
+/// and bucket counts (`counts[w·h + b − 1]`). Points flagged in `skip` (the identity) get no digits. With
 /// a precompute factor F ([`Plan::fold`]) each of the m scalars has W·F digits, and digit
 /// j = q·W + w goes to window w of stored point q·m + i, as `decompose_scalars` places them.
 pub fn decompose(raw_scalars: &[u32], skip: &[bool], plan: &Plan) -> (Vec<u32>, Vec<u32>) {
     let (n, m) = (plan.n as usize, plan.scalars_per_set() as usize);
     let c = plan.window_bits;
     let digit_count = plan.num_windows * plan.fold;
-    let mut digits = vec![0u32; plan.num_windows as usize * n];
+    let pairs = plan.num_windows.div_ceil(2) as usize;
+    let mut digits = vec![0u32; pairs * n];
     let mut counts = vec![0u32; plan.total_buckets() as usize];
     for i in 0..m {
         let words = &raw_scalars[i * SCALAR_WORDS..(i + 1) * SCALAR_WORDS];
@@ -36,7 +38,9 @@ pub fn decompose(raw_scalars: &[u32], skip: &[bool], plan: &Plan) -> (Vec<u32>, 
             if skip[point] {
                 digit = 0;
             }
-            digits[w as usize * n + point] = digit;
+            // Two 16-bit digits per word (`digit_word` and `pack_digit` in common.wgsl).
+            let packed = (digit & 0x7fff) | ((digit >> 16) & 0x8000);
+            digits[(w / 2) as usize * n + point] |= packed << (16 * (w % 2));
             if digit != 0 {
                 counts[(w * plan.num_buckets + (digit & !DIGIT_NEGATIVE) - 1) as usize] += 1;
             }
@@ -66,9 +70,23 @@ pub struct Csr {
     pub entries: Vec<u32>,
 }
 
-/// Stage 2: the transposition of the digit matrix, entries in ascending point order (the GPU's
-/// order within a bucket is arbitrary).
-pub fn transpose(digits: &[u32], plan: &Plan) -> Csr {
+/// Packed digits ([`decompose`]) as one encoded digit (magnitude | [`DIGIT_NEGATIVE`]) per
+/// window and point, window-major (`digits[w·n + i]`).
+pub fn unpack_digits(packed: &[u32], plan: &Plan) -> Vec<u32> {
+    let n = plan.n as usize;
+    (0..plan.num_windows as usize * n)
+        .map(|k| {
+            let (w, i) = (k / n, k % n);
+            let half = packed[(w / 2) * n + i] >> (16 * (w % 2));
+            (half & 0x7fff) | ((half & 0x8000) << 16)
+        })
+        .collect()
+}
+
+/// Stage 2: the transposition of the digit matrix (packed, as [`decompose`] gives it), entries
+/// in ascending point order (the GPU's order within a bucket is arbitrary).
+pub fn transpose(packed: &[u32], plan: &Plan) -> Csr {
+    let digits = unpack_digits(packed, plan);
     let n = plan.n as usize;
     let h = plan.num_buckets as usize;
     let mut starts = vec![0u32; plan.total_buckets() as usize];

@@ -68,6 +68,15 @@ pub enum MsmError {
         /// The largest number of points the device takes.
         max: usize,
     },
+    /// A context's GPU memory budget (`ContextOptions::max_gpu_bytes`) holds not even a pass of
+    /// one point on this curve.
+    #[error("a GPU memory budget of {budget} bytes holds no pass on this curve: the smallest needs {needed}")]
+    MemoryBudget {
+        /// The budget of the context.
+        budget: u64,
+        /// Bytes the smallest pass's workspaces take.
+        needed: u64,
+    },
     /// A precompute factor outside 1..=`MAX_PRECOMPUTE_FACTOR` (`MsmConfig::precompute_factor`).
     #[error("precompute factor {factor} is outside 1..={max}")]
     InvalidPrecomputeFactor {

@@ -80,6 +80,8 @@ internal_modules!(calibrate, cost, cpu_model, curve, inputs, limbs, plan, point_
 
 mod base_cache;
 pub mod bytes;
+#[cfg(not(target_arch = "wasm32"))]
+mod cache_dir;
 mod clock;
 mod combine;
 mod config;

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use bytemuck::{Pod, Zeroable};
 
 /// Widest window the pipeline uses. Wider windows need more bucket memory than WebGPU's default
-/// 128 MiB binding allows at 2^20 points, and bucket reduction cost doubles per extra bit.
+/// 128 MiB binding allows at 2^20 points, and bucket reduction cost doubles per extra bit. The
+/// digits buffer packs two digits per word, which holds a magnitude up to 2^(c−1) and a sign bit
+/// in 16 bits for c ≤ 15 (`pack_digit` in common.wgsl).
 pub const MAX_WINDOW_BITS: u32 = 15;
 /// Narrowest window: below 9 bits a window has fewer buckets than the scan has threads, which
 /// is correct but wasteful; tiny inputs still work.

@@ -3,6 +3,7 @@
 
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::Arc;
 
 use ark_ff::Zero;
 
@@ -38,8 +39,10 @@ pub struct PreparedBases<G: GpuCurve> {
     /// leaves them out and each MSM adds their multiples on the host (only points outside G1;
     /// see [`crate::curve::EdwardsMap`]).
     without_image: Vec<(usize, G)>,
-    /// What the bases' points are stored for ([`MsmContext::bases_runner`]).
-    kernels: Kernels,
+    /// The runner the bases' points are stored for ([`MsmContext::bases_runner`] when they were
+    /// prepared), which every MSM over them runs: kept even if a calibration later changes the
+    /// calls' kernels.
+    runner: Arc<CurveRunner>,
     /// The form the bytes API's results over them take.
     point_form: PointForm,
     curve: PhantomData<G>,
@@ -63,12 +66,12 @@ impl<G: GpuCurve> PreparedBases<G> {
     }
 
     /// The field form and accumulation MSMs over these bases run: the context's for the curve
-    /// ([`MsmContext::calibration`]), except that BLS12-377's bases store affine Edwards points
+    /// ([`MsmContext::warm_up`]), except that BLS12-377's bases store affine Edwards points
     /// ([`crate::Accumulation::EdwardsAffine`]) where the calls store extended ones and the
     /// device profile says so ([`crate::DeviceProfile::affine_prepared_bases`]: their one
     /// inversion per point is paid once, here).
     pub fn kernels(&self) -> Kernels {
-        self.kernels
+        self.runner.kernels()
     }
 
     /// Bytes of GPU memory the bases hold: their stored points (with any multiples), flags and
@@ -148,6 +151,7 @@ impl MsmContext {
         let n = points.len();
         // Chooses the kernels, which set the pass size (the calls' kernels: bases' own store
         // no more bytes per point).
+        self.checked_pass_points::<G>(fold)?; // before any compilation
         let runner = self.bases_runner::<G>().await?;
         let max = self.max_folded_pass_points::<G>(fold) * MAX_PASSES;
         if n > max {
@@ -174,14 +178,13 @@ impl MsmContext {
             }
             passes.push(pass);
         }
-        let kernels = runner.kernels();
         Ok(PreparedBases {
             context_id: self.id,
             len: n,
             pass_len,
             passes,
             without_image,
-            kernels,
+            runner,
             point_form: points.form(),
             curve: PhantomData,
         })
@@ -330,7 +333,7 @@ impl MsmContext {
         let [pipeline] = gpu
             .capture(|| {
                 stage_pipelines(
-                    &gpu.device,
+                    gpu,
                     runner.curve,
                     gpu.profile.step_form(step, runner.curve, runner.kernels().form),
                     step.stage(),
@@ -367,9 +370,9 @@ impl MsmContext {
         if n < bases.len && pass.folded.is_some() {
             return Err(MsmError::PrefixOfFoldedBases { points: bases.len, scalars: n });
         }
-        let runner = self.bases_runner::<G>().await?;
+        let runner = &bases.runner;
         let plan = pass_plan(pass, n, &scalars).shaped(runner.kernels().plan);
-        let result = self.run::<G>(&runner, &plan, PointSource::Prepared(pass), &scalars, true).await?;
+        let result = self.run::<G>(runner, &plan, PointSource::Prepared(pass), &scalars, true).await?;
         let started = now_seconds();
         let sum = combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..n, &scalars, &result);
         let host_seconds = now_seconds() - started;
@@ -400,7 +403,7 @@ impl MsmContext {
         let Some(first) = sets.first() else {
             return Ok(totals);
         };
-        let runner = self.bases_runner::<G>().await?;
+        let runner = &bases.runner;
         for (k, pass) in bases.passes.iter().enumerate() {
             let start = k * bases.pass_len;
             if start >= prefix {
@@ -412,7 +415,7 @@ impl MsmContext {
             let left_out = |set: &Scalars<'_, G>, result: &PassResult<G::Group>| {
                 Ok(bases.left_out_sum(range.clone(), set, result))
             };
-            self.run_sets(&runner, plan, PointSource::Prepared(pass), &pass_sets, &mut totals, left_out).await?;
+            self.run_sets(runner, plan, PointSource::Prepared(pass), &pass_sets, &mut totals, left_out).await?;
         }
         Ok(totals)
     }

@@ -109,6 +109,7 @@ impl MsmContext {
         }
         let n = points.len();
         self.gpu().check_alive()?;
+        self.checked_pass_points::<G>(1)?; // before any compilation
         let runner = self.runner::<G>().await?; // chooses the kernels, which set the pass size
         let max = self.pass_points::<G>();
         if n == 0 || n > max {

@@ -98,6 +98,18 @@ impl Buffer {
         self == Buffer::Plan
     }
 
+    /// Whether the host writes it before a run's first step: an upload or a clear
+    /// (`gpu::run::run_stages`).
+    pub fn written_before_run(self) -> bool {
+        use Buffer::*;
+        matches!(self, Plan | RawPoints | RawPointsHigh | RawScalars | BucketCounts | Faults)
+    }
+
+    /// Whether the host reads it back after a run's last step.
+    pub fn read_after_run(self) -> bool {
+        matches!(self, Buffer::Partials | Buffer::Faults)
+    }
+
     /// Whether prepared bases (see [`crate::PreparedBases`]) hold their own copy, which runs on
     /// them bind instead of the workspace's.
     pub fn held_by_prepared_bases(self) -> bool {

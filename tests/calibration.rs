@@ -25,7 +25,7 @@ fn matches_arkworks<G: GpuCurve>(ctx: &MsmContext) {
 }
 
 fn calibration<G: GpuCurve>(ctx: &MsmContext) -> Calibration {
-    block_on(ctx.calibration(G::ID)).unwrap_or_else(|e| panic!("{} calibrates: {e}", G::ID))
+    block_on(ctx.warm_up(G::ID)).unwrap_or_else(|e| panic!("{} calibrates: {e}", G::ID))
 }
 
 fn is_short_weierstrass<G: GpuCurve>() -> bool {
@@ -46,6 +46,7 @@ impl CurveFn for DefaultChoice {
     fn call<G: GpuCurve>(self) {
         let Some(ctx) = shared_context() else { return };
         let chosen = calibration::<G>(ctx);
+        assert!(!chosen.provisional, "warm_up waits for the measurement: {chosen:?}");
         if chosen.form_rates.is_empty() {
             assert!(!chosen.kernels.form.needs_int64(), "only the 13-bit form runs without 64-bit integers");
         } else {

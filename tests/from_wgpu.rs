@@ -55,7 +55,7 @@ struct CalibratesForms<'a>(&'a MsmContext, bool);
 impl CurveFn for CalibratesForms<'_> {
     type Output = ();
     fn call<G: GpuCurve>(self) {
-        let calibration = block_on(self.0.calibration(G::ID)).expect("calibrates");
+        let calibration = block_on(self.0.warm_up(G::ID)).expect("calibrates");
         let measured: Vec<_> = calibration.form_rates.iter().map(|(form, _)| *form).collect();
         if self.1 {
             assert_eq!(measured.len(), 2, "{calibration:?}");

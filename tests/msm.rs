@@ -141,6 +141,32 @@ fn large_inputs_are_split_into_passes<G: GpuCurve>() {
     assert_eq!(pollster::block_on(ctx.msm(&too_many, &zeros)).err(), Some(MsmError::InputTooLarge { n: max + 1, max }));
 }
 
+/// `ContextOptions::max_gpu_bytes` sizes passes to fit: a budget of half what one pass of n
+/// points takes splits them into passes whose workspace fits it, with arkworks' result; a budget
+/// that holds not even a one-point pass is `MemoryBudget`, before anything is uploaded.
+#[cfg(feature = "bn254")]
+#[test]
+fn a_memory_budget_sizes_passes_to_fit() {
+    use ark_bn254::G1Affine as G;
+    use webgpu_msm::ContextOptions;
+    let Some(_) = context() else { return };
+    let n = 4096;
+    let ctx = pollster::block_on(MsmContext::new()).expect("adapter");
+    let budget = ctx.gpu_memory_bytes(G::ID, n) / 2;
+    let options = ContextOptions { max_gpu_bytes: Some(budget), max_workspaces: 1, ..ContextOptions::default() };
+    let ctx = ctx.with_options(options).expect("valid options");
+    let pass = ctx.max_pass_points(G::ID);
+    assert!(0 < pass && pass < n, "{pass} points per pass");
+    assert!(ctx.gpu_memory_bytes(G::ID, pass) <= budget, "a pass of {pass} points fits {budget} bytes");
+    let mut rng = StdRng::seed_from_u64(12);
+    check(&ctx, "under a memory budget", &random_points::<G>(n, &mut rng), &random_scalars::<G>(n, &mut rng));
+
+    let options = ContextOptions { max_gpu_bytes: Some(1024), ..ContextOptions::default() };
+    let tiny = pollster::block_on(MsmContext::new()).and_then(|ctx| ctx.with_options(options)).expect("adapter");
+    let got = pollster::block_on(tiny.msm(&random_points::<G>(8, &mut rng), &random_scalars::<G>(8, &mut rng)));
+    assert!(matches!(got, Err(MsmError::MemoryBudget { budget: 1024, needed }) if needed > 1024), "{got:?}");
+}
+
 /// BLS12-377's curve has the point T = (−1, 0) of order 2: on the curve, so inputs may hold it,
 /// but outside the prime-order group. The complete projective formulas are complete only on
 /// groups of odd order, so sums that pass through T may come back off the curve: that must be
@@ -185,7 +211,7 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
     use webgpu_msm::testing::{default_edwards_accumulation, shared_extended_edwards_context};
     use webgpu_msm::ContextOptions;
     let Some(ctx) = context() else { return };
-    let kernels = pollster::block_on(ctx.calibration(G1Affine::ID)).expect("calibrates").kernels;
+    let kernels = pollster::block_on(ctx.warm_up(G1Affine::ID)).expect("calibrates").kernels;
     let default = default_edwards_accumulation(ctx);
     assert_eq!(kernels.accumulation, default, "the default accumulation of bls12-377");
     let affine = pollster::block_on(MsmContext::new()).expect("an adapter, as above");
@@ -193,7 +219,7 @@ fn bls12_377_edwards_model_is_exact_outside_g1() {
     let affine = affine.with_options(options).expect("options");
     edwards_model_is_exact_outside_g1(&affine);
     let extended = shared_extended_edwards_context().expect("an adapter, as above");
-    let kernels = pollster::block_on(extended.calibration(G1Affine::ID)).expect("calibrates").kernels;
+    let kernels = pollster::block_on(extended.warm_up(G1Affine::ID)).expect("calibrates").kernels;
     assert_eq!(kernels.accumulation, Accumulation::Edwards);
     edwards_model_is_exact_outside_g1(extended);
 }
@@ -207,7 +233,7 @@ fn device_rates_count_the_additions_the_context_runs() {
     use webgpu_msm::step::Accumulation;
     let Some(ctx) = context() else { return };
     let rates = pollster::block_on(ctx.device_rates(ark_bls12_377::G1Affine::ID)).expect("rates");
-    let calibration = pollster::block_on(ctx.calibration(ark_bls12_377::G1Affine::ID)).expect("calibrates");
+    let calibration = pollster::block_on(ctx.warm_up(ark_bls12_377::G1Affine::ID)).expect("calibrates");
     let expected = match calibration.kernels.accumulation {
         Accumulation::EdwardsAffine => 7,
         Accumulation::Edwards => 8,
@@ -270,7 +296,7 @@ fn edwards_model_is_exact_outside_g1(ctx: &MsmContext) {
     let other = random_scalars::<G1Affine>(n, &mut rng);
     // With extended points in the calls, natively the bases store affine ones: the two
     // runners and their one Weierstrass fallback are exercised together.
-    let calls = pollster::block_on(ctx.calibration(G1Affine::ID)).expect("calibrates").kernels.accumulation;
+    let calls = pollster::block_on(ctx.warm_up(G1Affine::ID)).expect("calibrates").kernels.accumulation;
     let bases_accumulation = webgpu_msm::testing::bases_edwards_accumulation(ctx, calls);
     for (what, points, scalars) in cases {
         let msm = |s: &[Fr]| <G1Affine as ark_ec::AffineRepr>::Group::msm(points, s).expect("same lengths");
@@ -485,7 +511,7 @@ fn precomputed_bases_in_a_hardware_plan<G: GpuCurve>(ctx: Option<&MsmContext>) {
     use webgpu_msm::plan::{Plan, CARRY_GROUP};
     let Some(ctx) = ctx else { return };
     let (n, factor) = (4096, 4);
-    let shape = pollster::block_on(ctx.calibration(G::ID)).expect("calibrates").kernels.plan;
+    let shape = pollster::block_on(ctx.warm_up(G::ID)).expect("calibrates").kernels.plan;
     // As `prepare` plans a pass of bases (for scalars of up to 256 bits).
     let plan = Plan::folded(n as u32, 256, factor).shaped(shape);
     assert!(plan.chunks_per_window > 2 * CARRY_GROUP, "several carry groups per bucket: {plan:?}");

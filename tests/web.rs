@@ -65,7 +65,7 @@ async fn shared_context() -> Rc<JsMsmContext> {
     if let Some(ctx) = SHARED.with(|c| c.borrow().clone()) {
         return ctx;
     }
-    let ctx = Rc::new(JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}")));
+    let ctx = Rc::new(JsMsmContext::create(None).await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}")));
     SHARED.with(|c| c.borrow_mut().get_or_insert(ctx).clone())
 }
 
@@ -206,7 +206,7 @@ fn rejection_message(e: wasm_bindgen::JsValue) -> String {
 
 #[wasm_bindgen_test]
 async fn promises_in_flight_on_one_context_each_get_their_own_result() {
-    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let ctx = JsMsmContext::create(None).await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
     // Rising and falling sizes, so the workspace grows while other calls wait for it, and the
     // other curve compiling meanwhile.
     let calls: Vec<(&str, usize)> = vec![
@@ -279,7 +279,7 @@ async fn overlapping_promises_give_the_results_of_calls_one_after_another() {
 #[wasm_bindgen_test]
 async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let curve = "ed-on-bls12-377";
-    let ctx = JsMsmContext::create().await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
+    let ctx = JsMsmContext::create(None).await.unwrap_or_else(|e| panic!("WebGPU context: {e:?}"));
     let (points, scalars) = inputs(curve, 40, 9);
     let expected = reference(curve, &points, &scalars);
     let call = |ctx: &JsMsmContext| JsFuture::from(ctx.msm(curve.into(), bytes(&points), bytes(&scalars), None));
@@ -306,7 +306,7 @@ async fn a_lost_device_rejects_with_device_lost_and_a_new_context_works() {
     let message = rejection_message(never_compiled.expect_err("a curve never compiled rejects too"));
     assert!(message.contains("GPU device lost"), "{message:?}");
 
-    let fresh = JsMsmContext::create().await.unwrap_or_else(|e| panic!("a new context after the loss: {e:?}"));
+    let fresh = JsMsmContext::create(None).await.unwrap_or_else(|e| panic!("a new context after the loss: {e:?}"));
     let got = call(&fresh).await.unwrap_or_else(|e| panic!("msm on the new context: {}", rejection_message(e)));
     assert_eq!(got.dyn_into::<Uint8Array>().expect("bytes").to_vec(), expected);
 }

@@ -30,13 +30,17 @@ pub(crate) fn required_limits() -> wgpu::Limits {
 
 /// The optional features a device is created with where its adapter has them:
 /// `SHADER_INT64` for the 32-bit-limb field form (native Vulkan, Metal and DX12 devices; never
-/// browsers) and, natively, `TIMESTAMP_QUERY` for profiles (the JS API has none).
+/// browsers) and, natively, `TIMESTAMP_QUERY` for profiles (the JS API has none) and
+/// `PIPELINE_CACHE` for compiled pipelines kept across processes (Vulkan).
 #[cfg(not(target_arch = "wasm32"))]
-const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64.union(wgpu::Features::TIMESTAMP_QUERY);
+const WANTED_FEATURES: wgpu::Features =
+    wgpu::Features::SHADER_INT64.union(wgpu::Features::TIMESTAMP_QUERY).union(wgpu::Features::PIPELINE_CACHE);
 #[cfg(target_arch = "wasm32")]
 const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64;
 
-/// A WebGPU device with its queue, and what happened to it.
+/// A WebGPU device with its queue, and what happened to it. Clones share the device (a
+/// calibration thread holds one).
+#[derive(Clone)]
 pub(crate) struct Gpu {
     /// The logical device.
     pub device: wgpu::Device,
@@ -61,6 +65,13 @@ pub(crate) struct Gpu {
     pub description: String,
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
+    /// MSM passes this context's calls started so far: a calibration that calls overlapped
+    /// measured a busy device ([`Gpu::passes`]).
+    passes: Arc<std::sync::atomic::AtomicU64>,
+    /// Compiled pipelines kept across processes, where the device can
+    /// ([`super::pipeline_cache`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) pipeline_cache: Option<Arc<super::pipeline_cache::PipelineCache>>,
 }
 
 impl Gpu {
@@ -132,6 +143,8 @@ impl Gpu {
         let int64 = device.features().contains(wgpu::Features::SHADER_INT64);
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let profile = DeviceProfile::for_adapter(info.device_type, &description, int64);
+        #[cfg(not(target_arch = "wasm32"))]
+        let pipeline_cache = super::pipeline_cache::PipelineCache::open(&device, &info).map(Arc::new);
         Gpu {
             device,
             queue,
@@ -143,7 +156,20 @@ impl Gpu {
             #[cfg(target_arch = "wasm32")]
             description,
             lost,
+            passes: Arc::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            pipeline_cache,
         }
+    }
+
+    /// MSM passes the calls of this `Gpu`'s context (and its clones) started so far.
+    pub(crate) fn passes(&self) -> u64 {
+        self.passes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts one MSM pass ([`Gpu::passes`]).
+    pub(crate) fn count_pass(&self) {
+        self.passes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The caller's device and queue, checked against [`required_limits`]: an

@@ -5,6 +5,8 @@
 pub(crate) mod browser;
 pub(crate) mod device;
 pub(crate) mod device_profile;
+#[cfg(not(target_arch = "wasm32"))]
+mod pipeline_cache;
 pub(crate) mod pipelines;
 #[cfg(target_arch = "wasm32")]
 mod precompile;

@@ -24,29 +24,46 @@ fn shader_module(device: &wgpu::Device, spec: &CurveSpec, stage: Stage, code: &s
     })
 }
 
-/// The pipeline of `entry` in `module`, with the layout derived from the bindings it uses.
-fn compute_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &str) -> wgpu::ComputePipeline {
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+/// The pipeline of `entry` in `module`, with the layout derived from the bindings it uses,
+/// through the device's pipeline cache where it keeps one.
+fn compute_pipeline(gpu: &Gpu, module: &wgpu::ShaderModule, entry: &str) -> wgpu::ComputePipeline {
+    #[cfg(not(target_arch = "wasm32"))]
+    let cache = gpu.pipeline_cache.as_ref().map(|cache| &cache.cache);
+    #[cfg(target_arch = "wasm32")]
+    let cache = None;
+    gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(entry),
         layout: None,
         module,
         entry_point: Some(entry),
         compilation_options: Default::default(),
-        cache: None,
+        cache,
     })
+}
+
+/// Keeps what the pipeline cache gained for later processes (natively).
+fn save_pipeline_cache(gpu: &Gpu) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(cache) = &gpu.pipeline_cache {
+        cache.save();
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = gpu;
 }
 
 /// Compiles `stage` for `curve` and builds a pipeline for each named entry point (the test
 /// kernels and microbenchmarks; the MSM's steps are [`CurvePipelines`]).
 pub(crate) fn stage_pipelines<const K: usize>(
-    device: &wgpu::Device,
+    gpu: &Gpu,
     curve: RunningCurve,
     form: MulForm,
     stage: Stage,
     entry_points: [&str; K],
 ) -> [wgpu::ComputePipeline; K] {
-    let module = shader_module(device, curve.spec, stage, &compose(curve, stage, form));
-    entry_points.map(|entry| compute_pipeline(device, &module, entry))
+    let module = shader_module(&gpu.device, curve.spec, stage, &compose(curve, stage, form));
+    let pipelines = entry_points.map(|entry| compute_pipeline(gpu, &module, entry));
+    save_pipeline_cache(gpu);
+    pipelines
 }
 
 /// One stage of a curve: the steps its module holds and its composed WGSL.
@@ -59,9 +76,9 @@ struct StageCode {
 }
 
 /// The pipelines of the steps of `stage`, all held by its module.
-fn stage_steps(device: &wgpu::Device, spec: &CurveSpec, stage: &StageCode) -> Vec<(Step, wgpu::ComputePipeline)> {
-    let module = shader_module(device, spec, stage.stage, &stage.code);
-    stage.steps.iter().map(|&step| (step, compute_pipeline(device, &module, step.name()))).collect()
+fn stage_steps(gpu: &Gpu, spec: &CurveSpec, stage: &StageCode) -> Vec<(Step, wgpu::ComputePipeline)> {
+    let module = shader_module(&gpu.device, spec, stage.stage, &stage.code);
+    stage.steps.iter().map(|&step| (step, compute_pipeline(gpu, &module, step.name()))).collect()
 }
 
 /// The stages one set of kernels needs on a device of `profile`: each holds the steps that
@@ -109,7 +126,7 @@ impl CurvePipelines {
         // The longest modules first: each candidate's accumulation and reduction take most of
         // its compile time (ACO: 1.4-2.7 s each against under 0.2 s for the rest).
         modules.sort_by_key(|(_, module)| std::cmp::Reverse(module.code.len()));
-        let compile = |(spec, module): &(&CurveSpec, StageCode)| stage_steps(&gpu.device, spec, module);
+        let compile = |(spec, module): &(&CurveSpec, StageCode)| stage_steps(gpu, spec, module);
         #[cfg(target_arch = "wasm32")]
         {
             let sources: Vec<(&str, Vec<&str>)> = modules
@@ -119,6 +136,7 @@ impl CurvePipelines {
             super::precompile::precompile(&gpu.device, &sources).await;
         }
         let compiled = gpu.capture_each(&modules, compile).await?;
+        save_pipeline_cache(gpu);
         let pipeline = |code: &str, step: Step| {
             let module = modules.iter().position(|(_, m)| m.code == code).expect("every stage was compiled");
             let (_, pipeline) = compiled[module].iter().find(|(s, _)| *s == step).expect("every step was compiled");

@@ -79,7 +79,7 @@ fn gpu_point_words<G: GpuCurve>(p: &G, lambda: &BigUint, form: MulForm) -> Vec<u
 /// else the calibrated one (which compiles the curve's pipelines on first use, minutes for a
 /// BLS12 G2 group on a software GPU).
 fn form_of<G: GpuCurve>(ctx: &MsmContext) -> MulForm {
-    let calibrated = || pollster::block_on(ctx.calibration(G::ID)).expect("the curve compiles").kernels.form;
+    let calibrated = || pollster::block_on(ctx.warm_up(G::ID)).expect("the curve compiles").kernels.form;
     match Candidates::new(ctx.device_profile(), G::spec(), ctx.fixed).forms[..] {
         [form] => form,
         _ => calibrated(),
@@ -110,7 +110,7 @@ fn run_spec_test_kernel(
 ) -> Vec<u32> {
     use wgpu::util::DeviceExt;
     let gpu = ctx.gpu();
-    let [pipeline] = stage_pipelines(&gpu.device, curve, form, Stage::TestOps, [entry]);
+    let [pipeline] = stage_pipelines(gpu, curve, form, Stage::TestOps, [entry]);
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let buffers: Vec<(u32, wgpu::Buffer)> = inputs
         .iter()
@@ -328,9 +328,16 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let mut raw_scalars = Vec::new();
     scalars.iter().for_each(|s| push_scalar_words(s, &mut raw_scalars));
 
-    // Holds the workspace's lease while reading its buffers, so no other test's call reuses it.
+    // Holds the workspace's lease while reading its buffers, so no other test's call reuses it;
+    // each buffer in memory of its own, so every stage's output is still there after the run.
     let runner = pollster::block_on(ctx.runner::<G>()).expect("runner");
-    let mut lease = pollster::block_on(runner.workspaces.lease(&runner.buffer_sizes(&plan)));
+    let sizes = runner.buffer_sizes(&plan).apart();
+    let mut lease = pollster::block_on(runner.workspaces.lease(&sizes));
+    if !lease.covers(&sizes) {
+        let apart =
+            crate::gpu::workspace::Workspace::new(&ctx.gpu().device, &runner.pipelines, &sizes, lease.workspace());
+        lease.replace(apart);
+    }
     let output = pollster::block_on(runner.run_leased(
         ctx.gpu(),
         &mut lease,
@@ -354,7 +361,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     assert!(read(Buffer::RawScalars, n * 8) == raw_scalars, "stage 1 scalars differ from arkworks' integers");
     let skip: Vec<bool> = points.iter().map(|p| p.is_zero()).collect();
     let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
-    assert!(read(Buffer::Digits, k * n) == digits, "stage 1 digits differ from the CPU model");
+    assert!(read(Buffer::Digits, k.div_ceil(2) * n) == digits, "stage 1 digits differ from the CPU model");
     // Each stored point: its first coordinates in one buffer, the rest in the other.
     let coord_words = spec.packed_words(form_of::<G>(ctx));
     let (front, back) =
@@ -665,4 +672,50 @@ fn gpu_edwards_passes_flag_exactly_what_they_cannot_add() {
             assert_eq!(got, expected, "{what}");
         }
     }
+}
+
+/// A measurement that finishes beside the calls with other kernels than the rule's: the next
+/// call runs them, while bases prepared before keep the runner they were stored for. A failed
+/// measurement keeps the rule's kernels.
+#[cfg(feature = "bn254")]
+#[test]
+fn a_measurement_beside_the_calls_changes_later_calls_but_not_prepared_bases() {
+    use ark_bn254::{Fr, G1Affine};
+    use ark_ec::VariableBaseMSM;
+    if shared_context().is_none() {
+        return;
+    }
+    let ctx = pollster::block_on(MsmContext::new()).expect("the adapter of the shared context");
+    if !ctx.device_profile().int64 {
+        return; // one form: nothing a measurement could change
+    }
+    let mut rng = StdRng::seed_from_u64(31);
+    let points: Vec<G1Affine> = crate::inputs::random_points::<G1Affine, _>(200, &mut rng);
+    let scalars: Vec<Fr> = (0..200).map(|_| Fr::rand(&mut rng)).collect();
+    let expected = <G1Affine as ark_ec::AffineRepr>::Group::msm(&points, &scalars).expect("same lengths");
+    let config = crate::MsmConfig::default();
+    let bases = pollster::block_on(ctx.prepare(&points, &config)).expect("prepared");
+    let first = bases.kernels();
+    assert_eq!(first.form, ctx.device_profile().wide_form(), "the rule's form");
+
+    // A failed measurement: the calls keep the rule's kernels, no longer provisional.
+    ctx.measured_for_tests::<G1Affine>(Err(crate::MsmError::Gpu("no thread".into())));
+    assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)), Ok(expected));
+    let kept = pollster::block_on(ctx.warm_up(G1Affine::ID)).expect("warm");
+    assert_eq!((kept.kernels, kept.provisional), (first, false));
+
+    let narrow = ctx.device_profile().narrow_form(G1Affine::spec());
+    let measured = crate::Calibration {
+        kernels: crate::step::Kernels { form: narrow, plan: ctx.device_profile().plan_shape(narrow), ..first },
+        form_rates: vec![(first.form, 1.0), (narrow, 2.0)],
+        form_benchmark: crate::Bench::FieldMul,
+        accumulation_seconds: Vec::new(),
+        provisional: false,
+    };
+    ctx.measured_for_tests::<G1Affine>(Ok(measured.clone()));
+    assert_eq!(pollster::block_on(ctx.msm(&points, &scalars)), Ok(expected), "the calls on the measured kernels");
+    assert_eq!(pollster::block_on(ctx.warm_up(G1Affine::ID)), Ok(measured));
+    assert_eq!(pollster::block_on(ctx.runner::<G1Affine>()).expect("runner").kernels().form, narrow);
+    assert_eq!(bases.kernels(), first, "prepared bases keep their runner");
+    assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "prepared bases on their runner");
 }

@@ -13,9 +13,32 @@ use crate::upload::{raw_buffer_bytes, FAULTS_BYTES};
 /// points (`WINDOW_SUMS_REGION` in `shaders/bucket_reduce.wgsl`).
 pub(crate) const WINDOW_SUMS_REGION: u64 = 3;
 
-/// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`].
+/// Byte sizes of every buffer for a plan, in the order of [`Buffer::ALL`], and whether
+/// buffers whose lives do not overlap share memory ([`BufferSizes::regions`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BufferSizes([u64; Buffer::ALL.len()]);
+pub(crate) struct BufferSizes {
+    sizes: [u64; Buffer::ALL.len()],
+    /// `false` only for tests that read every buffer after a run.
+    shared: bool,
+}
+
+/// The first and last position, among the steps a run may execute (every step but
+/// [`Step::PrecomputeMultiples`], which runs at `prepare` on the bases' own buffers), at which
+/// `buffer` holds data a later step or the host needs: from the step that first binds it (or,
+/// for an upload or a clear, before the first step) to the last that binds it (or, where the
+/// host reads it back, after the last step). Over every step, so the range holds whichever of
+/// them a curve's kernels run.
+fn live_range(buffer: Buffer) -> (usize, usize) {
+    let steps = Step::ALL.into_iter().filter(|&step| step != Step::PrecomputeMultiples);
+    let uses: Vec<usize> = steps
+        .enumerate()
+        .filter(|(_, step)| step.bindings().iter().any(|&(_, b, _)| b == buffer))
+        .map(|(i, _)| i + 1)
+        .collect();
+    let first = if buffer.written_before_run() { 0 } else { uses.first().copied().unwrap_or(0) };
+    let last = if buffer.read_after_run() { usize::MAX } else { uses.last().copied().unwrap_or(0) };
+    (first, last)
+}
 
 impl BufferSizes {
     /// What `plan` needs on the curve `spec` with `kernels` (on the point model their
@@ -37,7 +60,9 @@ impl BufferSizes {
             Buffer::PointsFront => n * front,
             Buffer::PointsBack => n * back,
             Buffer::Identity => n * 4,
-            Buffer::Digits | Buffer::Entries => windows * n * 4,
+            // Two 16-bit digits per word, each set's windows paired (`digit_word` in common.wgsl).
+            Buffer::Digits => plan.sets as u64 * plan.num_windows.div_ceil(2) as u64 * n * 4,
+            Buffer::Entries => windows * n * 4,
             Buffer::BucketCounts | Buffer::BucketStarts => plan.total_buckets() as u64 * 4,
             Buffer::Buckets => plan.total_buckets() as u64 * point,
             // The partial sums, each reduction thread's running and scaled sums, then the
@@ -51,22 +76,79 @@ impl BufferSizes {
             },
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
-        BufferSizes(sizes.map(|s| s.max(16)))
+        BufferSizes { sizes: sizes.map(|s| s.max(16)), shared: true }
+    }
+
+    /// These sizes with every buffer in memory of its own (tests that read each stage's output
+    /// after a run).
+    #[cfg(test)]
+    pub(crate) fn apart(self) -> Self {
+        BufferSizes { shared: false, ..self }
     }
 
     /// Size of one buffer.
     pub(crate) fn get(&self, buffer: Buffer) -> u64 {
-        self.0[buffer as usize]
+        self.sizes[buffer as usize]
     }
 
-    /// All buffers together.
+    /// The memory region of each buffer (indices into [`BufferSizes::region_sizes`]): buffers
+    /// whose live ranges ([`live_range`]) do not overlap share one, the largest first (each goes
+    /// to the first region whose buffers' lives it does not meet), so a pass holds about the
+    /// most it needs at one time rather than every buffer it ever binds: the uploaded points
+    /// die at their conversion and the CSR entries take their memory, the digits die at the
+    /// scatter and the buckets take theirs. The uniform [`Buffer::Plan`] has one of its own.
+    pub(crate) fn regions(&self) -> [usize; Buffer::ALL.len()] {
+        let mut region = std::array::from_fn(|i| i);
+        if !self.shared {
+            return region;
+        }
+        let mut order: Vec<Buffer> = Buffer::ALL.into_iter().filter(|b| !b.is_uniform()).collect();
+        order.sort_by_key(|&b| (std::cmp::Reverse(self.get(b)), b as usize));
+        let mut members: Vec<Vec<Buffer>> = Vec::new();
+        let meets = |a: Buffer, b: Buffer| {
+            let ((a0, a1), (b0, b1)) = (live_range(a), live_range(b));
+            a0 <= b1 && b0 <= a1
+        };
+        for buffer in order {
+            let k = match members.iter().position(|m| m.iter().all(|&other| !meets(buffer, other))) {
+                Some(k) => k,
+                None => {
+                    members.push(Vec::new());
+                    members.len() - 1
+                }
+            };
+            members[k].push(buffer);
+            region[buffer as usize] = k;
+        }
+        region[Buffer::Plan as usize] = members.len();
+        region
+    }
+
+    /// Bytes of each region of [`BufferSizes::regions`]: its largest buffer.
+    pub(crate) fn region_sizes(&self) -> Vec<u64> {
+        let regions = self.regions();
+        let mut sizes = vec![0; regions.iter().max().map_or(0, |&k| k + 1)];
+        for buffer in Buffer::ALL {
+            let k = regions[buffer as usize];
+            sizes[k] = sizes[k].max(self.get(buffer));
+        }
+        sizes
+    }
+
+    /// Bytes of GPU memory the buffers take, shared ones counted once.
     pub(crate) fn total(&self) -> u64 {
-        self.0.iter().sum()
+        self.region_sizes().iter().sum()
     }
 
     /// The largest buffer.
     pub(crate) fn largest(&self) -> u64 {
-        self.0.iter().copied().max().unwrap_or(0)
+        self.sizes.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Whether every buffer fits one binding on a device with `limits`, and all of them
+    /// `budget` bytes where there is one.
+    pub(crate) fn fits(&self, limits: &wgpu::Limits, budget: Option<u64>) -> bool {
+        self.largest() <= binding_cap(limits) && budget.is_none_or(|budget| self.total() <= budget)
     }
 
     /// These sizes for runs on prepared bases, which bind the bases' own points and flags and
@@ -81,17 +163,21 @@ impl BufferSizes {
             Buffer::Identity,
             Buffer::Prefixes,
         ] {
-            self.0[buffer as usize] = one_point.get(buffer);
+            self.sizes[buffer as usize] = one_point.get(buffer);
         }
         self
     }
 
+    /// Whether buffers of these sizes hold `other`'s (sharing memory only where `other` may).
     fn covers(&self, other: &BufferSizes) -> bool {
-        self.0.iter().zip(other.0).all(|(a, b)| *a >= b)
+        self.sizes.iter().zip(other.sizes).all(|(a, b)| *a >= b) && (other.shared || !self.shared)
     }
 
     fn max(&self, other: &BufferSizes) -> BufferSizes {
-        BufferSizes(std::array::from_fn(|i| self.0[i].max(other.0[i])))
+        BufferSizes {
+            sizes: std::array::from_fn(|i| self.sizes[i].max(other.sizes[i])),
+            shared: self.shared && other.shared,
+        }
     }
 }
 
@@ -100,12 +186,13 @@ impl BufferSizes {
 /// its sets in groups of this many per pass. One set is never measured.
 pub(crate) fn max_sets(
     limits: &wgpu::Limits,
+    budget: Option<u64>,
     plan: &Plan,
     wanted: usize,
     sizes: impl Fn(&Plan) -> BufferSizes,
 ) -> usize {
     let most = MAX_SETS_PER_PASS.min(u32::try_from(wanted).unwrap_or(u32::MAX));
-    let fits = |sets: u32| sizes(&plan.with_sets(sets)).largest() <= binding_cap(limits);
+    let fits = |sets: u32| sizes(&plan.with_sets(sets)).fits(limits, budget);
     (2..=most).take_while(|&sets| fits(sets)).last().unwrap_or(1) as usize
 }
 
@@ -115,11 +202,18 @@ fn binding_cap(limits: &wgpu::Limits) -> u64 {
 }
 
 /// The largest number of points (each stored with `fold` multiples, 1 for none; see
-/// [`Plan::fold`]) whose buffers all fit the device limits.
-pub(crate) fn max_points(spec: &CurveSpec, kernels: Kernels, limits: &wgpu::Limits, fold: u32) -> u32 {
-    let cap = binding_cap(limits);
+/// [`Plan::fold`]) whose buffers all fit the device limits and, where there is one, the
+/// workspace's memory `budget`; 0 where not even one point fits.
+pub(crate) fn max_points(
+    spec: &CurveSpec,
+    kernels: Kernels,
+    limits: &wgpu::Limits,
+    fold: u32,
+    budget: Option<u64>,
+) -> u32 {
     // Sized for the widest scalars any API accepts (256 bits), so the bound holds for all of them.
-    let fits = |m: u32| BufferSizes::for_plan(spec, kernels, &Plan::folded(m, MAX_SCALAR_BITS, fold)).largest() <= cap;
+    let fits =
+        |m: u32| BufferSizes::for_plan(spec, kernels, &Plan::folded(m, MAX_SCALAR_BITS, fold)).fits(limits, budget);
     // At most 2^28 stored points: far above any device's limit, and the plan's sizes stay
     // within u32.
     let (mut lo, mut hi) = (0u32, (1u32 << 28) / fold.max(1));
@@ -161,22 +255,27 @@ impl Workspace {
         previous: Option<&Workspace>,
     ) -> Self {
         let sizes = previous.map_or(*sizes, |p| p.sizes.max(sizes));
-        let buffers: Vec<wgpu::Buffer> = Buffer::ALL
-            .iter()
-            .map(|&b| {
-                let usage = if b.is_uniform() {
-                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
-                } else {
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
+        let regions = sizes.regions();
+        let memory: Vec<wgpu::Buffer> = sizes
+            .region_sizes()
+            .into_iter()
+            .enumerate()
+            .map(|(k, size)| {
+                let members: Vec<String> =
+                    Buffer::ALL.iter().filter(|&&b| regions[b as usize] == k).map(|b| format!("{b:?}")).collect();
+                let usage = match members.as_slice() == ["Plan"] {
+                    true => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    false => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
                 };
                 device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&format!("{b:?}")),
-                    size: sizes.get(b),
+                    label: Some(&members.join("+")),
+                    size,
                     usage,
                     mapped_at_creation: false,
                 })
             })
             .collect();
+        let buffers: Vec<wgpu::Buffer> = Buffer::ALL.iter().map(|&b| memory[regions[b as usize]].clone()).collect();
         let bind_groups = pipelines
             .steps()
             .map(|step| (step, bind_group(device, pipelines, step, |b| &buffers[b as usize])))
@@ -342,11 +441,53 @@ mod tests {
                 for accumulation in [Accumulation::Projective, Accumulation::Edwards, Accumulation::EdwardsAffine] {
                     for plan in [PlanShape::Compact, PlanShape::Spread] {
                         let kernels = Kernels { form, accumulation, plan };
-                        let points = max_points(spec, kernels, &limits, 1);
+                        let points = max_points(spec, kernels, &limits, 1, None);
                         assert!(points >= 1 << 20, "{} {kernels:?}: {points} points per pass", spec.name);
                     }
                 }
             }
+        }
+    }
+
+    /// Buffers that share memory never meet: no step binds two of them, none shares with a
+    /// buffer the host uploads, clears or reads back while that one is live, and the uniform and
+    /// the faults keep memory of their own. Sharing takes a pass of 2^20 bn254 points from the
+    /// sum of its buffers to what the live ones need at once.
+    #[test]
+    fn buffers_share_memory_only_when_their_lives_do_not_meet() {
+        use super::{live_range, BufferSizes};
+        use crate::plan::Plan;
+        use crate::step::{Buffer, Step};
+        let kernels = Kernels { form: MulForm::WIDE, accumulation: Accumulation::Projective, plan: PlanShape::Compact };
+        for spec in crate::CurveId::ALL.iter().map(|id| id.spec()) {
+            for n in [1u32, 1 << 12, 1 << 20] {
+                let sizes = BufferSizes::for_plan(spec, kernels, &Plan::choose(n, spec.scalar_bits));
+                let regions = sizes.regions();
+                for step in Step::ALL {
+                    let mut bound: Vec<usize> = step.bindings().iter().map(|&(_, b, _)| regions[b as usize]).collect();
+                    bound.sort();
+                    bound.dedup();
+                    assert_eq!(bound.len(), step.bindings().len(), "{} {step:?}", spec.name);
+                }
+                for a in Buffer::ALL {
+                    for b in Buffer::ALL.into_iter().filter(|&b| b != a && regions[b as usize] == regions[a as usize]) {
+                        let ((a0, a1), (b0, b1)) = (live_range(a), live_range(b));
+                        assert!(a1 < b0 || b1 < a0, "{} {a:?} and {b:?} share memory while both live", spec.name);
+                    }
+                }
+                for own in [Buffer::Plan, Buffer::Faults] {
+                    let shared = Buffer::ALL.iter().filter(|&&b| regions[b as usize] == regions[own as usize]).count();
+                    assert_eq!(shared, 1, "{} {own:?}", spec.name);
+                }
+                let apart: u64 = Buffer::ALL.iter().map(|&b| sizes.get(b)).sum();
+                assert_eq!(sizes.apart().total(), apart);
+                assert!(sizes.total() <= apart);
+            }
+        }
+        let bn254 = crate::CurveId::ALL.iter().map(|id| id.spec()).find(|s| s.name == "bn254");
+        if let Some(spec) = bn254 {
+            let sizes = BufferSizes::for_plan(spec, kernels, &Plan::choose(1 << 20, spec.scalar_bits));
+            assert!(sizes.total() * 4 < sizes.apart().total() * 3, "{sizes:?}");
         }
     }
 

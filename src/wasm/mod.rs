@@ -9,12 +9,12 @@
 //! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
 //! export function msm(curve: Curve, points: Uint8Array, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
 //! export class MsmContext {
-//!   static create(): Promise<MsmContext>;
+//!   static create(options?: { maxGpuBytes?: number }): Promise<MsmContext>;
 //!   // One scalars buffer: one result; an array of them (a batch): one result each.
 //!   msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array, options?: MsmOptions): Promise<Uint8Array>;
 //!   msm(curve: Curve, points: Uint8Array | PreparedBases, scalars: Uint8Array[], options?: MsmOptions): Promise<Uint8Array[]>;
 //!   prepare(curve: Curve, points: Uint8Array, options?: MsmOptions): Promise<PreparedBases>;
-//!   kernels(curve: Curve): Promise<Kernels>; // { limbBits, batched, accumulation }
+//!   warmUp(curve: Curve): Promise<Kernels>; // compiles a curve now; { limbBits, batched, accumulation }
 //!   readonly adapterInfo: string;
 //!   readonly backend: string;
 //!   free(): void;
@@ -54,7 +54,7 @@ pub use demo::{arkworks_msm, random_inputs};
 const CURVE_TYPE: &str = r#"
 /** The curves this build of the package supports. */
 export type Curve = keyof CurveNames;
-/** The kernels a curve runs on a device (`MsmContext.kernels`). */
+/** The kernels a curve runs on a device (`MsmContext.warmUp`). */
 export interface Kernels {
   /** Bits per limb of field elements: 13, or 32 with 64-bit products (native devices only). */
   limbBits: 13 | 32;
@@ -170,6 +170,18 @@ fn type_error(message: &str) -> JsValue {
     JsError::new(message).into()
 }
 
+/// `options.maxGpuBytes`: `None` when there are no options or it is absent, an error unless it
+/// is a non-negative integer.
+fn max_gpu_bytes(options: Option<&js_sys::Object>) -> Result<Option<u64>, JsValue> {
+    let Some(options) = options else { return Ok(None) };
+    let bytes = Reflect::get(options, &"maxGpuBytes".into())?;
+    if bytes.is_undefined() {
+        return Ok(None);
+    }
+    let valid = bytes.as_f64().filter(|b| b.fract() == 0.0 && *b >= 0.0);
+    Ok(Some(valid.ok_or_else(|| type_error("maxGpuBytes must be a non-negative integer"))? as u64))
+}
+
 /// The name of the hidden getter through which calls find the Rust objects of the JS
 /// `PreparedBases` and `BaseCache` they are given: wasm-bindgen hands a Rust object over from a
 /// JS value only by taking it from JS, and these stay the caller's.
@@ -222,9 +234,17 @@ pub struct JsMsmContext {
 #[wasm_bindgen(js_class = MsmContext)]
 impl JsMsmContext {
     /// Requests the adapter and device once. Rejects with "WebGPU unavailable: …" without WebGPU.
+    /// `options.maxGpuBytes` bounds the GPU memory each curve's calls keep: passes are sized to
+    /// fit it (more, smaller passes), and a call whose smallest pass does not fit rejects with
+    /// "a GPU memory budget of … bytes holds no pass …" ([`crate::ContextOptions::max_gpu_bytes`]).
     #[wasm_bindgen(unchecked_return_type = "MsmContext")]
-    pub async fn create() -> Result<JsMsmContext, JsValue> {
-        let inner = Rc::new(crate::MsmContext::new().await.map_err(js_error)?);
+    pub async fn create(
+        #[wasm_bindgen(unchecked_optional_param_type = "{ maxGpuBytes?: number }")] options: Option<js_sys::Object>,
+    ) -> Result<JsMsmContext, JsValue> {
+        let max_gpu_bytes = max_gpu_bytes(options.as_ref())?;
+        let context = crate::MsmContext::new().await.map_err(js_error)?;
+        let options = crate::ContextOptions { max_gpu_bytes, ..context.options() };
+        let inner = Rc::new(context.with_options(options).map_err(js_error)?);
         Ok(JsMsmContext { inner })
     }
 
@@ -259,16 +279,17 @@ impl JsMsmContext {
         })
     }
 
-    /// The kernels `curve` runs on this device, chosen by calibration on its first use (which
-    /// this call starts, compiling the curve's shaders): `{ limbBits: 13 | 32, batched: boolean,
-    /// accumulation: "projective" | "edwards" | "edwards-affine" }`. Browsers lack 64-bit
-    /// integers, so `limbBits` is 13; products are batched on software GPUs, one after another
-    /// on hardware GPUs (the device profile's, [`crate::DeviceProfile::batch_products`]).
-    #[wasm_bindgen(unchecked_return_type = "Promise<Kernels>")]
-    pub fn kernels(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
+    /// Compiles `curve`'s kernels now (at page load, say), so that its first `msm` does not
+    /// wait for them, and resolves to the kernels it runs: `{ limbBits: 13 | 32, batched:
+    /// boolean, accumulation: "projective" | "edwards" | "edwards-affine" }`. Browsers lack
+    /// 64-bit integers, so `limbBits` is 13; products are batched on software GPUs, one after
+    /// another on hardware GPUs (the device profile's, [`crate::DeviceProfile::batch_products`]).
+    /// The Rust API's [`crate::MsmContext::warm_up`].
+    #[wasm_bindgen(js_name = warmUp, unchecked_return_type = "Promise<Kernels>")]
+    pub fn warm_up(&self, #[wasm_bindgen(unchecked_param_type = "Curve")] curve: String) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let kernels = inner.calibration(curve.parse().map_err(js_error)?).await.map_err(js_error)?.kernels;
+            let kernels = inner.warm_up(curve.parse().map_err(js_error)?).await.map_err(js_error)?.kernels;
             let object = js_sys::Object::new();
             Reflect::set(&object, &"limbBits".into(), &kernels.form.limb_bits().into())?;
             Reflect::set(&object, &"batched".into(), &kernels.form.batched().into())?;
@@ -377,15 +398,7 @@ impl JsBaseCache {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "{ maxGpuBytes?: number }")] options: Option<js_sys::Object>,
     ) -> Result<JsBaseCache, JsValue> {
-        let mut budget = None;
-        if let Some(options) = options {
-            let bytes = Reflect::get(&options, &"maxGpuBytes".into())?;
-            if !bytes.is_undefined() {
-                let valid = bytes.as_f64().filter(|b| b.fract() == 0.0 && *b >= 0.0);
-                budget = Some(valid.ok_or_else(|| type_error("maxGpuBytes must be a non-negative integer"))? as u64);
-            }
-        }
-        let cache = Rc::new(crate::BaseCache::new(budget));
+        let cache = Rc::new(crate::BaseCache::new(max_gpu_bytes(options.as_ref())?));
         let handle = register(Handle::Cache(Rc::downgrade(&cache)));
         Ok(JsBaseCache { cache, handle })
     }

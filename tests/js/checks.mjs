@@ -354,6 +354,17 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     }
   });
 
+  await t("MsmContext.create({ maxGpuBytes }): a budget that holds no pass rejects, naming it", async () => {
+    await expectRejection(m.MsmContext.create({ maxGpuBytes: -1 }), /^maxGpuBytes must be a non-negative integer$/);
+    const small = await m.MsmContext.create({ maxGpuBytes: 1024 });
+    try {
+      const [pts, ks] = m.randomInputs(curve, 4, 17n);
+      await expectRejection(small.msm(curve, pts, ks), /^a GPU memory budget of 1024 bytes holds no pass on this curve: the smallest needs \d+$/);
+    } finally {
+      small.free();
+    }
+  });
+
   await t("profile: the same result, with the plan and every GPU step timed", async () => {
     const n = 40;
     const [pts, ks] = m.randomInputs(curve, n, 16n);
@@ -424,13 +435,13 @@ export async function runChecks(m, { curves = m.curves(), sizes, log = console.l
     // bls12-377 on its twisted Edwards model, the other curves projective. Every adapter these
     // tests run on is a software GPU (SwiftShader or llvmpipe), told by its name: products
     // batched, and bls12-377's stored points affine.
-    await tally.check(`${curves[0]}: kernels()`, async () => {
-      const kernels = await ctx.kernels(curves[0]);
+    await tally.check(`${curves[0]}: warmUp()`, async () => {
+      const kernels = await ctx.warmUp(curves[0]);
       const accumulation = curves[0] === "bls12-377" ? "edwards-affine" : "projective";
       if (kernels.limbBits !== 13 || kernels.batched !== true || kernels.accumulation !== accumulation) {
         throw new Error(`kernels ${JSON.stringify(kernels)}`);
       }
-      await expectRejection(ctx.kernels("bn255"), /^unknown curve "bn255"/);
+      await expectRejection(ctx.warmUp("bn255"), /^unknown curve "bn255"/);
       return JSON.stringify(kernels);
     });
     // The shared context of the top-level msm(), on one curve: it compiles its own pipelines

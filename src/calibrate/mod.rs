@@ -1,15 +1,23 @@
 //! Which kernels a context runs for a curve: the field form ([`MulForm`]) and the bucket
-//! accumulation ([`Accumulation`]), chosen when the curve is first used on the device by
-//! measuring the candidates there, unless the caller fixed them
-//! (`ContextOptions::mul_form`, `ContextOptions::accumulation`). Results are kept per
-//! adapter and curve for the life of the process, so a second context on the same adapter
-//! measures nothing, and natively also in a file, so later processes measure nothing either:
-//! `calibrations-v3.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no file), else in
-//! `$XDG_CACHE_HOME/webgpu-msm` or `~/.cache/webgpu-msm`. A file entry is keyed by the adapter,
-//! its driver, the curve, the candidates and their generated microbenchmark code, so a new
-//! driver or changed kernels measure again. A form that measured less than 15% ahead of the
+//! accumulation ([`Accumulation`]), unless the caller fixed them (`ContextOptions::mul_form`,
+//! `ContextOptions::accumulation`).
+//!
+//! **First use.** A curve's first call does not wait for measurements: it starts at once on the
+//! kernels the device profile lists first for the adapter (the rule: on every device measured so
+//! far they are also the fastest), compiling only those. Where measuring could choose others
+//! (natively, on devices with 64-bit integers), the measurement runs beside the calls on a
+//! thread of its own, and the calls after it finishes run its choice
+//! ([`Calibration::provisional`]); [`crate::MsmContext::warm_up`] compiles and measures a curve
+//! at once, for apps that would rather pay at start-up.
+//!
+//! Results are kept per adapter and curve for the life of the process, so a second context on
+//! the same adapter measures nothing, and natively also in a file, so later processes measure
+//! nothing either: `calibrations-v3.txt` in `$WEBGPU_MSM_CACHE_DIR` (set it empty to keep no
+//! file), else in `$XDG_CACHE_HOME/webgpu-msm` or `~/.cache/webgpu-msm`. A file entry is keyed by
+//! the adapter, its driver, the curve, the candidates and their generated microbenchmark code, so
+//! a new driver or changed kernels measure again. A form that measured less than 15% ahead of the
 //! others (`DECISIVE_MARGIN`) is kept for the process only: load on the machine can level the
-//! forms, and the next process measures again.
+//! forms, and the next process measures again; so is a measurement that calls overlapped.
 //!
 //! What is weighed, and what runs unmeasured, is the device profile's
 //! ([`crate::DeviceProfile`]): its forms, its accumulations, its benchmark.
@@ -44,10 +52,18 @@
 //!   Edwards points where the calls store extended ones
 //!   ([`crate::DeviceProfile::affine_prepared_bases`]): their normalization is paid once, at
 //!   `prepare`, not per call as calibration timed it ([`crate::PreparedBases::kernels`] says
-//!   which). Calibration keeps that candidate's compiled runner for them where it timed it.
+//!   which). Bases keep the runner they were prepared for when a measurement changes the
+//!   calls' kernels.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod measurement;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use measurement::Measurement;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+#[cfg(not(target_arch = "wasm32"))]
+use std::sync::Arc;
+use std::sync::{Mutex, OnceLock};
 
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
@@ -63,7 +79,7 @@ use crate::gpu::run::{submit_pass, PointSource};
 use crate::inputs::random_points;
 use crate::plan::Plan;
 use crate::point_model::RunningCurve;
-use crate::runner::{CurveRunner, CurveSlot};
+use crate::runner::CurveRunner;
 use crate::step::dispatch_size;
 use crate::step::{Accumulation, Kernels};
 use crate::upload::{Points, Scalars};
@@ -102,6 +118,10 @@ pub struct Calibration {
     /// empty when only one could run (fixed by the caller, twisted Edwards curves) or when the
     /// device was predicted too slow for the calibration budget.
     pub accumulation_seconds: Vec<(Accumulation, f64)>,
+    /// Whether these are the kernels a curve's first use starts on, chosen by rule (the
+    /// profile's first candidates), while the measurement that may choose others runs beside
+    /// the calls; later calls run its choice. [`crate::MsmContext::warm_up`] waits for it.
+    pub provisional: bool,
 }
 
 /// What the caller fixed; `None` is chosen by calibration.
@@ -206,7 +226,7 @@ impl<'a> Microbenchmark<'a> {
         bench: Bench,
     ) -> Result<Vec<Self>, MsmError> {
         let entry = bench.name();
-        let compile = |&form: &MulForm| stage_pipelines(&gpu.device, curve, form, Stage::Benchmarks, [entry]);
+        let compile = |&form: &MulForm| stage_pipelines(gpu, curve, form, Stage::Benchmarks, [entry]);
         let pipelines = gpu.capture_each(forms, compile).await?;
         Ok(forms
             .iter()
@@ -267,6 +287,8 @@ impl<'a> Microbenchmark<'a> {
             .await?;
         let mut best = f64::INFINITY;
         for _ in 0..runs {
+            // Calls may run beside a measurement: their work queued first is not timed.
+            gpu.finish_queue().await?;
             let started = now_seconds();
             gpu.capture(|| submit_pass(gpu, pipeline, &bind_group, dispatch_size(threads))).await?;
             gpu.finish_queue().await?;
@@ -345,35 +367,79 @@ impl ThreadSearch {
     }
 }
 
-/// Chooses the kernels of curve `G` on `gpu` (see the module documentation) among the
-/// candidates its profile and `fixed` leave, timing accumulations within `budget`, or takes them
-/// from this process's earlier calibration on the same adapter, and compiles them into the
-/// curve's runner (with `max_workspaces` workspaces): the runner and what was measured.
-pub(crate) async fn calibrate<G: GpuCurve>(
-    gpu: &Gpu,
-    fixed: Fixed,
-    budget: f64,
-    max_workspaces: usize,
-) -> Result<(CurveRunner, Calibration), MsmError> {
+/// How curve `G` starts on a context: the kernels its calls run now, and the measurement that
+/// may choose others, where one runs beside the calls.
+pub(crate) struct Start {
+    /// The kernels to compile now, and what was measured to choose them.
+    pub(crate) calibration: Calibration,
+    /// The measurement running beside the calls ([`Calibration::provisional`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) measuring: Option<Arc<measurement::Measurement>>,
+}
+
+/// How curve `G` starts on `gpu` (see the module documentation), among the candidates its
+/// profile and `fixed` leave: with the kernels this process already measured on the same adapter
+/// or the calibration file holds; where nothing would be measured, with the candidates' first
+/// (the rule); otherwise with the rule's kernels too, while the measurement runs beside the
+/// calls natively (a browser, which has one form and no rate to predict the accumulations'
+/// time from, measures only with an unlimited `budget`, and then before the first call).
+pub(crate) async fn start<G: GpuCurve>(gpu: &Gpu, fixed: Fixed, budget: f64) -> Result<Start, MsmError> {
     let spec = G::spec();
     let candidates = Candidates::new(&gpu.profile, spec, fixed);
     let key = cache_key(gpu, spec.name, &candidates, budget);
     let cached = cache().lock().ok().and_then(|cache| cache.get(&key).cloned());
     #[cfg(not(target_arch = "wasm32"))]
     let cached = cached.or_else(|| stored::load(&key, spec, &candidates));
+    let settled = |calibration| Start {
+        calibration,
+        #[cfg(not(target_arch = "wasm32"))]
+        measuring: None,
+    };
     if let Some(calibration) = cached {
-        let runner = CurveRunner::compile::<G>(gpu, max_workspaces, calibration.kernels).await?;
-        return Ok((runner, calibration));
+        return Ok(settled(calibration));
     }
+    let by_rule = Calibration {
+        kernels: candidates.kernels(candidates.forms[0], candidates.accumulations[0]),
+        form_rates: Vec::new(),
+        form_benchmark: candidates.benchmark,
+        accumulation_seconds: Vec::new(),
+        provisional: false,
+    };
+    // One form leaves no rate to predict the accumulations' pass from: they are timed only
+    // within an unlimited budget.
+    let measures = candidates.forms.len() > 1 || (candidates.accumulations.len() > 1 && budget == f64::INFINITY);
+    if !measures {
+        return Ok(settled(by_rule));
+    }
+    #[cfg(target_arch = "wasm32")]
+    return Ok(settled(measure::<G>(gpu, &candidates, &key, budget).await?));
+    #[cfg(not(target_arch = "wasm32"))]
+    Ok(Start {
+        calibration: Calibration { provisional: true, ..by_rule },
+        measuring: Some(measurement::register::<G>(gpu, candidates, key, budget)),
+    })
+}
+
+/// Measures the candidates of curve `G` (see the module documentation): the forms' rates, then
+/// the accumulations' passes where predicted to fit `budget`; keeps the choice for this
+/// process under `key`, and in the calibration file where the form was decisive and no call
+/// ran on the device meanwhile.
+async fn measure<G: GpuCurve>(
+    gpu: &Gpu,
+    candidates: &Candidates,
+    key: &str,
+    budget: f64,
+) -> Result<Calibration, MsmError> {
+    let spec = G::spec();
+    let passes_before = gpu.passes();
     let (form_rates, form_benchmark) = if candidates.forms.len() > 1 {
-        measure_forms(gpu, spec, &candidates).await?
+        measure_forms(gpu, spec, candidates).await?
     } else {
         (Vec::new(), candidates.benchmark)
     };
     let form = best_of(&form_rates).unwrap_or(candidates.forms[0]);
 
     let mut accumulation_seconds = Vec::new();
-    let mut runner = None;
     if candidates.accumulations.len() > 1 {
         // The pass's predicted time, from the rate measured for the form; unknown (and so
         // within only an unlimited budget) where the form was not measured.
@@ -392,22 +458,9 @@ pub(crate) async fn calibrate<G: GpuCurve>(
                 .iter()
                 .map(|&accumulation| candidates.kernels(form, accumulation))
                 .collect();
-            let mut timed = Vec::new();
-            for candidate in CurveRunner::compile_many::<G>(gpu, max_workspaces, &kernels).await? {
-                let accumulation = candidate.kernels().accumulation;
+            for candidate in CurveRunner::compile_many::<G>(gpu, 1, &kernels).await? {
                 let seconds = time_pass::<G>(gpu, &candidate, &points, &scalars).await?;
-                accumulation_seconds.push((accumulation, seconds));
-                timed.push(candidate);
-            }
-            let fastest =
-                (0..timed.len()).min_by(|&a, &b| accumulation_seconds[a].1.total_cmp(&accumulation_seconds[b].1));
-            runner = fastest.map(|k| timed.swap_remove(k));
-            // Prepared bases' own runner, where they run another candidate: compiled already.
-            if let Some(fastest) = runner.as_mut() {
-                let bases = gpu.profile.prepared_bases_accumulation(fastest.kernels().accumulation);
-                if let Some(k) = timed.iter().position(|c| c.kernels().accumulation == bases) {
-                    fastest.bases = CurveSlot::new(Some(Arc::new(timed.swap_remove(k))), false);
-                }
+                accumulation_seconds.push((candidate.kernels().accumulation, seconds));
             }
         }
     }
@@ -416,19 +469,17 @@ pub(crate) async fn calibrate<G: GpuCurve>(
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map_or(candidates.accumulations[0], |(accumulation, _)| *accumulation);
     let kernels = candidates.kernels(form, accumulation);
-    let calibration = Calibration { kernels, form_rates, form_benchmark, accumulation_seconds };
-    let runner = match runner {
-        Some(runner) => runner,
-        None => CurveRunner::compile::<G>(gpu, max_workspaces, calibration.kernels).await?,
-    };
+    let calibration = Calibration { kernels, form_rates, form_benchmark, accumulation_seconds, provisional: false };
     #[cfg(not(target_arch = "wasm32"))]
-    if decisive(&calibration.form_rates) {
-        stored::save(&key, spec, &candidates, &calibration);
+    if decisive(&calibration.form_rates) && gpu.passes() == passes_before {
+        stored::save(key, spec, candidates, &calibration);
     }
+    #[cfg(target_arch = "wasm32")]
+    let _ = passes_before;
     if let Ok(mut cache) = cache().lock() {
-        cache.insert(key, calibration.clone());
+        cache.insert(key.to_string(), calibration.clone());
     }
-    Ok((runner, calibration))
+    Ok(calibration)
 }
 
 /// Seconds of one warm pass on `runner` (the faster of two, after one that warms it up).
@@ -446,6 +497,7 @@ async fn time_pass<G: GpuCurve>(
     let halves = points.raw_halves();
     for run in 0..3 {
         let source = PointSource::upload(&halves, 0);
+        gpu.finish_queue().await?;
         let started = now_seconds();
         let output = runner.run_leased(gpu, &mut lease, &plan, source, &scalars, false).await?;
         output.faults.check(0)?;
@@ -557,15 +609,7 @@ mod stored {
     const FILE_NAME: &str = "calibrations-v3.txt";
 
     fn path() -> Option<PathBuf> {
-        let dir = match std::env::var_os("WEBGPU_MSM_CACHE_DIR") {
-            Some(dir) if dir.is_empty() => return None,
-            Some(dir) => PathBuf::from(dir),
-            None => std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?
-                .join("webgpu-msm"),
-        };
-        Some(dir.join(FILE_NAME))
+        Some(crate::cache_dir::cache_dir()?.join(FILE_NAME))
     }
 
     /// The key of an entry: the in-process key and the candidates' microbenchmark code.
@@ -620,6 +664,7 @@ mod stored {
             form_rates: candidates.forms.iter().copied().zip(rates).collect(),
             form_benchmark,
             accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
+            provisional: false,
         })
     }
 
@@ -687,6 +732,7 @@ mod stored {
                 form_rates: candidates.forms.iter().copied().zip(rates).collect(),
                 form_benchmark: bench,
                 accumulation_seconds: candidates.accumulations.iter().copied().zip(seconds).collect(),
+                provisional: false,
             };
             let (extended, affine) = (Accumulation::Edwards, Accumulation::EdwardsAffine);
             let first = measured(MulForm::WIDE, extended, Bench::FieldMul, [1.5e7, 3.25e6], vec![]);

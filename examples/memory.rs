@@ -1,0 +1,36 @@
+//! GPU memory of one pass per curve and size: the bytes per point of every buffer a pass uses
+//! (buffers whose lives do not overlap share memory), against the bytes of the points and
+//! scalars themselves, on the default adapter's limits and chosen kernels.
+//!
+//! `cargo run --release --example memory [-- --curve bn254]`
+
+mod cli;
+
+use webgpu_msm::{CurveId, MsmContext};
+
+fn main() {
+    let args = cli::Args::from_env();
+    let curves: Vec<CurveId> = match args.value("--curve") {
+        Some(_) => vec![args.curve("bn254")],
+        None => CurveId::ALL.to_vec(),
+    };
+    let ctx = pollster::block_on(MsmContext::new()).unwrap_or_else(|e| cli::exit(&format!("{e}")));
+    println!("adapter: {}", ctx.adapter_info().name);
+    println!("curve | kernels | 2^16 | 2^20 | largest pass | ÷ input bytes at 2^20");
+    for curve in curves {
+        // The curve's chosen kernels set the sizes: compile and measure them first.
+        let kernels = pollster::block_on(ctx.warm_up(curve)).unwrap_or_else(|e| cli::exit(&format!("{e}"))).kernels;
+        let per_point = |n: usize| ctx.gpu_memory_bytes(curve, n) as f64 / n as f64;
+        let largest = ctx.max_pass_points(curve);
+        let input = curve.spec().raw_point_bytes() as f64 + 32.0;
+        println!(
+            "{curve} | {:?}, {:?} | {:.0} B | {:.0} B | {:.0} B ({largest} points) | {:.2}",
+            kernels.form,
+            kernels.accumulation,
+            per_point(1 << 16),
+            per_point(1 << 20),
+            per_point(largest),
+            per_point(1 << 20) / input,
+        );
+    }
+}
