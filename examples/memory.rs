@@ -2,11 +2,12 @@
 //! (buffers whose lives do not overlap share memory), against the bytes of the points and
 //! scalars themselves, on the default adapter's limits and chosen kernels.
 //!
-//! `cargo run --release --example memory [-- --curve bn254]`
+//! `cargo run --release --example memory [-- --curve bn254] [--narrow]`: `--narrow` sizes the
+//! 13-bit form that browsers run.
 
 mod cli;
 
-use webgpu_msm::{CurveId, MsmContext};
+use webgpu_msm::{ContextOptions, CurveId, MsmContext, MulForm};
 
 fn main() {
     let args = cli::Args::from_env();
@@ -14,7 +15,11 @@ fn main() {
         Some(_) => vec![args.curve("bn254")],
         None => CurveId::ALL.to_vec(),
     };
-    let ctx = pollster::block_on(MsmContext::new()).unwrap_or_else(|e| cli::exit(&format!("{e}")));
+    let options =
+        ContextOptions { mul_form: args.flag("--narrow").then_some(MulForm::ROLLED), ..ContextOptions::default() };
+    let ctx = pollster::block_on(MsmContext::new())
+        .and_then(|ctx| ctx.with_options(options))
+        .unwrap_or_else(|e| cli::exit(&format!("{e}")));
     println!("adapter: {}", ctx.adapter_info().name);
     println!("curve | kernels | 2^16 | 2^20 | largest pass | ÷ input bytes at 2^20");
     for curve in curves {

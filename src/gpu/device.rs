@@ -28,6 +28,31 @@ pub(crate) fn required_limits() -> wgpu::Limits {
     }
 }
 
+/// The largest buffer and storage binding a context asks of an adapter that allows more than
+/// WebGPU's default 128 MiB: 2 GiB holds a pass of 2^24 points on every G1 curve (its largest
+/// buffer, the CSR entries, takes 18 windows × 4 bytes per point), and keeps every word index
+/// of the shaders' u32 arithmetic below 2^29.
+pub(crate) const MAX_BINDING_BYTES: u64 = 1 << 31;
+
+/// The limits a context's own device is created with on an adapter that allows `adapter`:
+/// WebGPU's defaults, with the largest buffer and binding the adapter allows up to
+/// [`MAX_BINDING_BYTES`], so that a large GPU runs 2^22–2^24 points in one pass (one reduction
+/// and one readback) where the defaults would cut them into up to 15 passes. A phone's browser,
+/// which allows the defaults only, keeps them. A caller's own device
+/// ([`Gpu::from_device`]) keeps the limits it was created with.
+pub(crate) fn pass_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
+    let defaults = wgpu::Limits::default();
+    let larger = |adapter: u64, default: u64| adapter.min(MAX_BINDING_BYTES).max(default);
+    wgpu::Limits {
+        max_storage_buffer_binding_size: larger(
+            adapter.max_storage_buffer_binding_size,
+            defaults.max_storage_buffer_binding_size,
+        ),
+        max_buffer_size: larger(adapter.max_buffer_size, defaults.max_buffer_size),
+        ..defaults
+    }
+}
+
 /// The optional features a device is created with where its adapter has them:
 /// `SHADER_INT64` for the 32-bit-limb field form (native Vulkan, Metal and DX12 devices; never
 /// browsers) and, natively, `TIMESTAMP_QUERY` for profiles (the JS API has none) and
@@ -95,14 +120,15 @@ impl Gpu {
         return Self::on_adapter(&adapter, browser_description).await;
     }
 
-    /// A device on `adapter` with WebGPU's default limits and, where the adapter has them,
-    /// [`WANTED_FEATURES`]; this crate's device-lost callback and uncaptured-error handler are
-    /// set on it.
+    /// A device on `adapter` with WebGPU's default limits but for the buffer and binding sizes,
+    /// which are the adapter's up to [`MAX_BINDING_BYTES`] ([`pass_limits`]), and, where the
+    /// adapter has them, [`WANTED_FEATURES`]; this crate's device-lost callback and
+    /// uncaptured-error handler are set on it.
     pub(crate) async fn on_adapter(
         adapter: &wgpu::Adapter,
         #[cfg(target_arch = "wasm32")] browser_description: String,
     ) -> Result<Self, MsmError> {
-        let limits = wgpu::Limits::default();
+        let limits = pass_limits(&adapter.limits());
         let features = adapter.features() & WANTED_FEATURES;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -398,8 +424,37 @@ impl Gpu {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use super::Gpu;
+    use super::{pass_limits, Gpu, MAX_BINDING_BYTES};
     use crate::MsmError;
+
+    /// A context's device takes the adapter's larger buffers and bindings, up to 2 GiB, and
+    /// WebGPU's defaults for every other limit; an adapter that allows only the defaults (a
+    /// phone's browser) keeps them.
+    #[test]
+    fn devices_ask_for_the_adapters_large_bindings_and_defaults_for_the_rest() {
+        let defaults = wgpu::Limits::default();
+        assert_eq!(pass_limits(&defaults), defaults);
+        let big = wgpu::Limits {
+            max_storage_buffer_binding_size: 4 << 30,
+            max_buffer_size: 1 << 40,
+            max_compute_workgroup_size_x: 1024,
+            ..defaults.clone()
+        };
+        let asked = pass_limits(&big);
+        assert_eq!(
+            (asked.max_storage_buffer_binding_size, asked.max_buffer_size),
+            (MAX_BINDING_BYTES, MAX_BINDING_BYTES)
+        );
+        assert_eq!(asked.max_compute_workgroup_size_x, defaults.max_compute_workgroup_size_x);
+        let middle = wgpu::Limits { max_storage_buffer_binding_size: 1 << 30, ..defaults.clone() };
+        assert_eq!(pass_limits(&middle).max_storage_buffer_binding_size, 1 << 30);
+        // And a device on the adapter here gets them.
+        if crate::testing::shared_context().is_some() {
+            let gpu = pollster::block_on(Gpu::new()).expect("adapter");
+            assert!(gpu.limits.max_storage_buffer_binding_size >= defaults.max_storage_buffer_binding_size);
+            assert!(gpu.limits.max_storage_buffer_binding_size <= MAX_BINDING_BYTES);
+        }
+    }
 
     /// A loss that wgpu reports itself (here a `destroy` behind the flag's back, reported at the
     /// next poll) reaches the flag through the device-lost callback, and a readback that was
