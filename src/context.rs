@@ -58,6 +58,9 @@ pub struct MsmContext {
     max_workspaces: usize,
     /// [`ContextOptions::max_gpu_bytes`].
     max_gpu_bytes: Option<u64>,
+    /// Set by [`MsmContext::compute_wrong_results_for_tests`].
+    #[cfg(feature = "test-hooks")]
+    wrong_results: std::sync::atomic::AtomicBool,
     curves: Mutex<HashMap<TypeId, Arc<CurveSlot>>>,
 }
 
@@ -152,6 +155,8 @@ impl MsmContext {
             pass_limit: None,
             max_workspaces: defaults.max_workspaces,
             max_gpu_bytes: defaults.max_gpu_bytes,
+            #[cfg(feature = "test-hooks")]
+            wrong_results: Default::default(),
             curves: Mutex::new(HashMap::new()),
         }
     }
@@ -535,7 +540,7 @@ impl MsmContext {
 
     /// [`MsmContext::run`] on `runner`, up to the raw window sums, with the faults of uploaded
     /// points checked.
-    async fn run_on(
+    pub(crate) async fn run_on(
         &self,
         runner: &CurveRunner,
         plan: &Plan,
@@ -550,6 +555,8 @@ impl MsmContext {
             runner.run_leased(&self.gpu, &mut lease, plan, points, scalars, profile).await?
             // The lease ends here: the next pass may use the workspace while this one decodes.
         };
+        #[cfg(feature = "test-hooks")]
+        let output = self.maybe_wrong(runner, output);
         // A curve's measurement beside the calls begins once its first call's pass is done.
         #[cfg(not(target_arch = "wasm32"))]
         self.measuring.lock().map_err(poisoned)?.values().for_each(calibrate::Measurement::begin);
@@ -613,6 +620,7 @@ impl MsmContext {
         let start = calibrate::start::<G>(&self.gpu, self.fixed, self.calibration_budget).await?;
         let runner =
             Arc::new(CurveRunner::compile::<G>(&self.gpu, self.max_workspaces, start.calibration.kernels).await?);
+        self.self_test::<G>(&runner).await?;
         self.calibrations.lock().map_err(poisoned)?.insert(TypeId::of::<G>(), start.calibration);
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(measurement) = start.measuring {
@@ -656,10 +664,38 @@ impl MsmContext {
         };
         if slot.as_ref().map(|runner| runner.kernels()) != Some(calibration.kernels) {
             let runner = CurveRunner::compile::<G>(&self.gpu, self.max_workspaces, calibration.kernels).await?;
+            if let Err(e) = self.self_test::<G>(&runner).await {
+                log::warn!("{e}; {}'s calls keep the kernels chosen by rule", G::spec().name);
+                if let Some(calibration) = self.calibrations.lock().map_err(poisoned)?.get_mut(&id) {
+                    calibration.provisional = false;
+                }
+                return Ok(());
+            }
             *slot = Some(Arc::new(runner));
         }
         self.calibrations.lock().map_err(poisoned)?.insert(id, calibration);
         Ok(())
+    }
+
+    /// Makes this context's device compute wrong results from now on, as a faulty GPU would: each
+    /// pass's first two window sums come back swapped (points on the curve, a wrong sum). For
+    /// tests of the self-test.
+    #[cfg(feature = "test-hooks")]
+    #[doc(hidden)]
+    pub fn compute_wrong_results_for_tests(&self) {
+        self.wrong_results.store(true, Ordering::Relaxed);
+    }
+
+    /// `output` with its first two window sums swapped after
+    /// [`MsmContext::compute_wrong_results_for_tests`].
+    #[cfg(feature = "test-hooks")]
+    fn maybe_wrong(&self, runner: &CurveRunner, mut output: RunOutput) -> RunOutput {
+        let words = runner.curve.model.point_coords() * runner.curve.spec.packed_words(runner.kernels().form);
+        if self.wrong_results.load(Ordering::Relaxed) && output.window_sums.len() >= 2 * words {
+            let (first, rest) = output.window_sums.split_at_mut(words);
+            first.swap_with_slice(&mut rest[..words]);
+        }
+        output
     }
 
     /// Hands curve `G` a finished measurement, as if it had run beside the calls (tests of how a

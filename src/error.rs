@@ -119,6 +119,18 @@ pub enum MsmError {
     /// prover of feature `groth16`).
     #[error("circuit: {0}")]
     Circuit(String),
+    /// The device failed the self-test a curve's kernels run before they serve calls (a
+    /// known-answer MSM; `src/self_test.rs`): it computes wrong results, and the context refuses
+    /// it for this curve.
+    #[error("unreliable device: {curve} with kernels {kernels}: {why}")]
+    UnreliableDevice {
+        /// The curve whose kernels failed.
+        curve: crate::CurveId,
+        /// The kernels (field form, accumulation, plan shape) that ran.
+        kernels: String,
+        /// What went wrong.
+        why: String,
+    },
     /// The GPU returned a point that is not on the curve: a driver or shader fault was caught
     /// instead of returning a wrong result.
     #[error("GPU returned an invalid point ({0})")]

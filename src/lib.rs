@@ -95,6 +95,7 @@ mod multi;
 mod prepared;
 mod profile;
 mod runner;
+mod self_test;
 #[cfg(all(feature = "test-hooks", not(target_arch = "wasm32")))]
 #[doc(hidden)]
 pub mod testing;

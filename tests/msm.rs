@@ -167,6 +167,29 @@ fn a_memory_budget_sizes_passes_to_fit() {
     assert!(matches!(got, Err(MsmError::MemoryBudget { budget: 1024, needed }) if needed > 1024), "{got:?}");
 }
 
+/// A device that computes wrong results (simulated: window sums come back swapped, each on the
+/// curve) is refused at a curve's first use by the self-test's known-answer MSM, naming the curve
+/// and the kernels, and stays refused; a sound one passes it (every other test's first use).
+#[cfg(feature = "bn254")]
+#[test]
+fn a_device_that_computes_wrong_results_is_refused_by_the_self_test() {
+    use ark_bn254::G1Affine as G;
+    let Some(_) = context() else { return };
+    let ctx = pollster::block_on(MsmContext::new()).expect("adapter");
+    ctx.compute_wrong_results_for_tests();
+    let mut rng = StdRng::seed_from_u64(13);
+    let (points, scalars) = (random_points::<G>(64, &mut rng), random_scalars::<G>(64, &mut rng));
+    for _ in 0..2 {
+        match pollster::block_on(ctx.msm(&points, &scalars)) {
+            Err(MsmError::UnreliableDevice { curve, kernels, .. }) => {
+                assert_eq!(curve, G::ID);
+                assert!(kernels.contains("form"), "{kernels}");
+            }
+            other => panic!("a faulty device must be refused: {other:?}"),
+        }
+    }
+}
+
 /// BLS12-377's curve has the point T = (−1, 0) of order 2: on the curve, so inputs may hold it,
 /// but outside the prime-order group. The complete projective formulas are complete only on
 /// groups of odd order, so sums that pass through T may come back off the curve: that must be
