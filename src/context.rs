@@ -698,9 +698,9 @@ impl MsmContext {
         output
     }
 
-    /// Hands curve `G` a finished measurement, as if it had run beside the calls (tests of how a
-    /// context adopts one).
-    #[cfg(all(test, not(target_arch = "wasm32")))]
+    /// Hands curve `G` a finished measurement, as if it had run beside the calls (the test of how
+    /// a context adopts one, which runs on bn254).
+    #[cfg(all(test, feature = "bn254", not(target_arch = "wasm32")))]
     pub(crate) fn measured_for_tests<G: GpuCurve>(&self, result: Result<Calibration, MsmError>) {
         let measurement = calibrate::Measurement::finished_with(result);
         self.measuring.lock().expect("not poisoned").insert(TypeId::of::<G>(), measurement);

@@ -51,9 +51,9 @@ impl Measurement {
         result.clone().ok_or_else(poisoned)?
     }
 
-    /// A measurement that has already finished with `result` (tests of what a context does
-    /// with one).
-    #[cfg(test)]
+    /// A measurement that has already finished with `result` (the test of what a context does
+    /// with one, which runs on bn254).
+    #[cfg(all(test, feature = "bn254"))]
     pub(crate) fn finished_with(result: Result<Calibration, MsmError>) -> Arc<Self> {
         let measurement = Measurement { job: Mutex::new(None), result: Mutex::new(None), finished: Condvar::new() };
         measurement.finish(result);
