@@ -652,24 +652,22 @@ impl MsmContext {
             },
         };
         self.measuring.lock().map_err(poisoned)?.remove(&id);
+        // The rule's kernels, which compiled and passed the self-test, stay for good.
+        let keep_rule = |why: String| -> Result<(), MsmError> {
+            log::warn!("{}: {why}; its calls keep the kernels chosen by rule", G::spec().name);
+            if let Some(calibration) = self.calibrations.lock().map_err(poisoned)?.get_mut(&id) {
+                calibration.provisional = false;
+            }
+            Ok(())
+        };
         let calibration = match result {
             Ok(calibration) => calibration,
-            Err(e) => {
-                log::warn!("calibrating {} failed; its calls keep the kernels chosen by rule: {e}", G::spec().name);
-                if let Some(calibration) = self.calibrations.lock().map_err(poisoned)?.get_mut(&id) {
-                    calibration.provisional = false;
-                }
-                return Ok(());
-            }
+            Err(e) => return keep_rule(format!("calibration failed: {e}")),
         };
         if slot.as_ref().map(|runner| runner.kernels()) != Some(calibration.kernels) {
             let runner = CurveRunner::compile::<G>(&self.gpu, self.max_workspaces, calibration.kernels).await?;
             if let Err(e) = self.self_test::<G>(&runner).await {
-                log::warn!("{e}; {}'s calls keep the kernels chosen by rule", G::spec().name);
-                if let Some(calibration) = self.calibrations.lock().map_err(poisoned)?.get_mut(&id) {
-                    calibration.provisional = false;
-                }
-                return Ok(());
+                return keep_rule(e.to_string());
             }
             *slot = Some(Arc::new(runner));
         }

@@ -22,6 +22,11 @@ pub(crate) struct Measurement {
 }
 
 impl Measurement {
+    /// A measurement that runs `job` when it begins (`None`: one finished, or never begun).
+    fn new(job: Option<Job>) -> Self {
+        Measurement { job: Mutex::new(job), result: Mutex::new(None), finished: Condvar::new() }
+    }
+
     /// Starts it on a thread of its own, unless it has started.
     pub(crate) fn begin(self: &Arc<Self>) {
         let Some(job) = self.job.lock().ok().and_then(|mut job| job.take()) else { return };
@@ -55,7 +60,7 @@ impl Measurement {
     /// with one, which runs on bn254).
     #[cfg(all(test, feature = "bn254"))]
     pub(crate) fn finished_with(result: Result<Calibration, MsmError>) -> Arc<Self> {
-        let measurement = Measurement { job: Mutex::new(None), result: Mutex::new(None), finished: Condvar::new() };
+        let measurement = Measurement::new(None);
         measurement.finish(result);
         Arc::new(measurement)
     }
@@ -88,7 +93,7 @@ pub(super) fn register<G: GpuCurve>(gpu: &Gpu, candidates: Candidates, key: Stri
         }
         result
     });
-    let measurement = Arc::new(Measurement { job: Mutex::new(Some(job)), result: Mutex::new(None), finished: Condvar::new() });
+    let measurement = Arc::new(Measurement::new(Some(job)));
     match registry().lock() {
         Ok(mut registry) => registry.entry(registered).or_insert(measurement).clone(),
         Err(_) => measurement,

@@ -105,8 +105,9 @@ impl BufferSizes {
         let mut order: Vec<Buffer> = Buffer::ALL.into_iter().filter(|b| !b.is_uniform()).collect();
         order.sort_by_key(|&b| (std::cmp::Reverse(self.get(b)), b as usize));
         let mut members: Vec<Vec<Buffer>> = Vec::new();
+        let ranges = Buffer::ALL.map(live_range);
         let meets = |a: Buffer, b: Buffer| {
-            let ((a0, a1), (b0, b1)) = (live_range(a), live_range(b));
+            let ((a0, a1), (b0, b1)) = (ranges[a as usize], ranges[b as usize]);
             a0 <= b1 && b0 <= a1
         };
         for buffer in order {
