@@ -42,12 +42,13 @@ const RAW_LOW_POINTS: u32 = 524288u;
 // Weierstrass curve's Edwards model with affine bases (NORMALIZE_BATCH in src/plan.rs).
 const NORMALIZE_BATCH: u32 = 256u;
 // Slots of the faults buffer: the lowest point with a coordinate not below p, the lowest
-// point off the curve, and the lowest valid point that the curve model cannot hold (a
-// Weierstrass point with no Edwards image, which the host adds instead) (src/upload.rs,
-// `Faults`).
+// point off the curve, the lowest valid point that the curve model cannot hold (a
+// Weierstrass point with no Edwards image, which the host adds instead), and the lowest point
+// outside the prime-order group where check_subgroup ran (src/upload.rs, `Faults`).
 const FAULT_OUT_OF_RANGE: u32 = 0u;
 const FAULT_NOT_ON_CURVE: u32 = 1u;
 const FAULT_NO_IMAGE: u32 = 2u;
+const FAULT_NOT_IN_SUBGROUP: u32 = 3u;
 // Values of a point's identity flag: it gets digits, it gets none (the identity or a bad point),
 // or it gets none and the host adds its multiple instead (a point, or a multiple of it that
 // prepared bases store, with no image on the curve model the pass runs; src/upload.rs).

@@ -145,6 +145,46 @@ fn normalize_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
 }
 #endif
 
+// With MsmConfig::check_subgroup, after convert_points (and normalize_points), one thread per
+// point: [r]·P by double-and-add over the bits of the group order r (GROUP_ORDER, from the
+// top), which is the neutral element exactly when P is in the prime-order group; the lowest
+// point outside it is recorded in faults[FAULT_NOT_IN_SUBGROUP]. A point the curve model
+// cannot hold lies outside it by construction (src/curve/edwards_model.rs). On a Weierstrass
+// curve's Edwards model a multiple of a point outside the group may meet an exceptional
+// addition, whose all-zero result is not the neutral element either.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn check_subgroup(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    stash_enter(lane);
+    let i = thread_index(gid, nwg);
+    if (i >= plan.n) {
+        return;
+    }
+    let flag = identity[i];
+    if (flag == POINT_LEFT_TO_HOST) {
+        atomicMax(&faults[FAULT_NOT_IN_SUBGROUP], ~i);
+        return;
+    }
+    if (flag != POINT_USED) {
+        return;
+    }
+    let q = stored_unpack_halves(points_front[i], points_back[i]);
+    let order = GROUP_ORDER;
+    var p = point_identity();
+    for (var bit = GROUP_ORDER_BITS; bit > 0u; bit = bit - 1u) {
+        p = point_double(p);
+        if (((order[(bit - 1u) >> 5u] >> ((bit - 1u) & 31u)) & 1u) == 1u) {
+            p = point_add_stored(p, q);
+        }
+    }
+    if (!point_is_neutral(p)) {
+        atomicMax(&faults[FAULT_NOT_IN_SUBGROUP], ~i);
+    }
+}
+
 // Prepared bases with a precompute factor F (Plan.fold), after convert_points, one thread per
 // point i < m: the multiples 2^(j·c·W)·P_i, j = 1 … F − 1, by c·W doublings each, stored as
 // points j·m + i with their flags. Copies of a point that gets no digits get none either. A

@@ -50,6 +50,12 @@ fn point_is_identity(p: Point) -> bool {
     return field_eq(p.z, FIELD_ZERO);
 }
 
+// Whether p is the group's neutral element (check_subgroup): the complete formulas give Z = 0
+// for it alone.
+fn point_is_neutral(p: Point) -> bool {
+    return point_is_identity(p);
+}
+
 // Sums and differences that are only multiplied are formed lazily (field_add_lazy, below 2p; see
 // src/wgsl/field_gen.rs): every other value stays below p, as additions, negations, mul_by_b3,
 // comparisons and storage need.

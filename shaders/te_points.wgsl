@@ -13,6 +13,12 @@ fn point_identity() -> Point {
     return Point(FIELD_ZERO, FIELD_ONE, FIELD_ZERO, FIELD_ONE);
 }
 
+// Whether p is the neutral element (0 : 1 : 0 : 1) up to Z (check_subgroup). Not the all-zero
+// point of a failed addition, whose Z is 0.
+fn point_is_neutral(p: Point) -> bool {
+    return field_eq(p.x, FIELD_ZERO) && field_eq(p.y, p.z) && !field_eq(p.z, FIELD_ZERO);
+}
+
 // (E·F, G·H, E·H, F·G) as one batch of products (see field_mul_xK in field_gen.rs).
 fn point_finish(e: Field, f: Field, g: Field, h: Field) -> Point {
     let m = field_mul_x4(e, f, g, h, e, h, f, g);

@@ -46,9 +46,9 @@ pub struct CacheStats {
 /// given the cache in their [`MsmConfig::cache`] ([`MsmContext::msm_bytes`]): a call over
 /// points that a cached set holds, or begins with, runs on that set and uploads only scalars;
 /// other points are prepared and kept. Each set is prepared on the context of the call that
-/// first saw it, and only calls on that context (in the same point form and precompute factor)
-/// find it. Sets are recognised by a keyed 128-bit hash of their bytes, drawn anew for each
-/// cache, and by the hashes of their last 64 prefixes.
+/// first saw it, and only calls on that context (in the same point form, precompute factor and
+/// subgroup check) find it. Sets are recognised by a keyed 128-bit hash of their bytes, drawn
+/// anew for each cache, and by the hashes of their last 64 prefixes.
 pub struct BaseCache {
     key: [u64; 4],
     max_gpu_bytes: Option<u64>,
@@ -70,6 +70,9 @@ struct Kind {
     form: PointForm,
     /// The precompute factor: sets with multiples (above 1) are found only whole.
     factor: u32,
+    /// Whether the set's points were checked to lie in the prime-order group
+    /// ([`MsmConfig::check_subgroup`]): checked calls find only checked sets.
+    checked: bool,
 }
 
 struct Entry {
@@ -114,7 +117,13 @@ impl BaseCache {
             return Ok(None);
         }
         let point_bytes = points.len() / n;
-        let kind = Kind { context_id: ctx.id, curve, form: config.point_form, factor: config.precompute_factor };
+        let kind = Kind {
+            context_id: ctx.id,
+            curve,
+            form: config.point_form,
+            factor: config.precompute_factor,
+            checked: config.check_subgroup,
+        };
         // Whole sets only where the bases store multiples, which take every base.
         let window = if kind.factor == 1 { PREFIX_WINDOW } else { 1 };
         let candidates = self.lock()?.prefix_lengths(kind, n);

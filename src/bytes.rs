@@ -215,7 +215,8 @@ impl MsmContext {
         config: &MsmConfig<'_>,
     ) -> Result<PreparedBases<G>, MsmError> {
         points_len::<G>(points)?;
-        self.prepare_points(Points::Bytes(points, config.point_form), config.precompute_factor).await
+        self.prepare_points(Points::Bytes(points, config.point_form), config.precompute_factor, config.check_subgroup)
+            .await
     }
 }
 

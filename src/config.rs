@@ -66,7 +66,7 @@ pub const MAX_PRECOMPUTE_FACTOR: u32 = 16;
 /// [`MsmContext::msm_bytes`](crate::MsmContext::msm_bytes),
 /// [`MultiGpu::msm_with`](crate::MultiGpu::msm_with)) or the preparing of bases
 /// ([`MsmContext::prepare`](crate::MsmContext::prepare) and its kin, which read only
-/// `point_form` and `precompute_factor`). `MsmConfig::default()` is a plain call; set the
+/// `point_form`, `precompute_factor` and `check_subgroup`). `MsmConfig::default()` is a plain call; set the
 /// fields that differ with `..MsmConfig::default()`.
 ///
 /// A call's batch size is the number of scalar sets it is given, and an MSM over prepared bases
@@ -96,6 +96,16 @@ pub struct MsmConfig<'a> {
     /// them with it for that call only (so F > 1 pays only on bases prepared once for many
     /// calls); prepared bases keep their own.
     pub precompute_factor: u32,
+    /// Whether points must lie in the curve's prime-order group: each point is multiplied by the
+    /// group order on the GPU where it is uploaded (by `prepare`, once; by an MSM over points, on
+    /// every call), and the first one outside the group fails the call with
+    /// [`MsmError::NotInSubgroup`](crate::MsmError::NotInSubgroup). Default `false`: points
+    /// need only be on the curve, and an MSM over points outside the group still returns
+    /// Σ kᵢ·Pᵢ. Costs about one scalar multiplication per point (BENCHMARKS.md); on curves of
+    /// cofactor 1 (bn254, Grumpkin, Pallas, Vesta, secp256k1 G1) every point on the curve is
+    /// in the group and nothing runs. Prepared bases keep what they were checked for: an MSM
+    /// over them checks nothing again.
+    pub check_subgroup: bool,
     /// Bytes API only: bases kept on the GPU across calls and recognised by their bytes
     /// ([`BaseCache`]), for callers that hand the same bases in new buffers each time. Default
     /// `None`. An MSM over points given with a cache runs on the cached set that holds them (or
@@ -111,7 +121,13 @@ pub struct MsmConfig<'a> {
 
 impl Default for MsmConfig<'_> {
     fn default() -> Self {
-        MsmConfig { point_form: PointForm::Canonical, precompute_factor: 1, cache: None, profile: false }
+        MsmConfig {
+            point_form: PointForm::Canonical,
+            precompute_factor: 1,
+            check_subgroup: false,
+            cache: None,
+            profile: false,
+        }
     }
 }
 

@@ -416,7 +416,7 @@ impl MsmContext {
     }
 
     /// The MSMs of every scalar set over `source`, as `config` says: points with a precompute
-    /// factor are prepared for the call first.
+    /// factor or a subgroup check are prepared for the call first.
     pub(crate) async fn run_msm<G: GpuCurve>(
         &self,
         source: Source<'_, G>,
@@ -428,9 +428,9 @@ impl MsmContext {
             return Err(MsmError::Unsupported(why));
         }
         match source {
-            Source::Points(points) if config.precompute_factor != 1 => {
+            Source::Points(points) if config.precompute_factor != 1 || config.check_subgroup => {
                 check_set_lengths(points.len(), sets.iter().map(Scalars::len))?;
-                let bases = self.prepare_points(points, config.precompute_factor).await?;
+                let bases = self.prepare_points(points, config.precompute_factor, config.check_subgroup).await?;
                 self.run_source(Source::Prepared(&bases), sets, config.profile).await
             }
             source => self.run_source(source, sets, config.profile).await,

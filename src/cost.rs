@@ -17,8 +17,8 @@ pub fn step_field_muls(curve: RunningCurve, plan: &Plan, counts: &[u32]) -> Vec<
         Step::NormalizePoints => {
             plan.n as u64 * muls.normalize + plan.normalize_threads() as u64 * inversion_muls(&curve.spec.field)
         }
-        // Runs at preparation, not in MSM calls.
-        Step::PrecomputeMultiples => 0,
+        // Run at preparation, not in MSM calls.
+        Step::CheckSubgroup | Step::PrecomputeMultiples => 0,
         // Scalars leave arkworks' form with 16-bit products, not field multiplications.
         Step::ConvertScalars | Step::DecomposeScalars | Step::ScanBucketCounts | Step::ScatterEntries => 0,
         Step::AccumulateChunks => entries * muls.add_stored,

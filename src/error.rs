@@ -40,6 +40,14 @@ pub enum MsmError {
         /// Index of the point.
         index: usize,
     },
+    /// A point is on the curve but outside its prime-order group (only with
+    /// [`MsmConfig::check_subgroup`](crate::MsmConfig::check_subgroup), on a curve whose
+    /// cofactor is not 1).
+    #[error("point {index} is not in the prime-order subgroup")]
+    NotInSubgroup {
+        /// Index of the point.
+        index: usize,
+    },
     /// `points` and `scalars` have different lengths.
     #[error("length mismatch: {points} points but {scalars} scalars")]
     LengthMismatch {

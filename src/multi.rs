@@ -306,6 +306,7 @@ impl MultiGpu {
     fn in_whole_input(&self, i: usize, start: usize, e: MsmError) -> MsmError {
         match e {
             MsmError::NotOnCurve { index } => MsmError::NotOnCurve { index: start + index },
+            MsmError::NotInSubgroup { index } => MsmError::NotInSubgroup { index: start + index },
             MsmError::CoordinateOutOfRange { index } => MsmError::CoordinateOutOfRange { index: start + index },
             MsmError::DeviceLost(why) => {
                 self.devices[i].lost.store(true, Ordering::Relaxed);
@@ -384,7 +385,9 @@ impl Device {
 /// other error before none.
 fn precedes(a: &MsmError, b: &MsmError) -> bool {
     let index = |e: &MsmError| match e {
-        MsmError::NotOnCurve { index } | MsmError::CoordinateOutOfRange { index } => Some(*index),
+        MsmError::NotOnCurve { index }
+        | MsmError::CoordinateOutOfRange { index }
+        | MsmError::NotInSubgroup { index } => Some(*index),
         _ => None,
     };
     match (index(a), index(b)) {

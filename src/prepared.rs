@@ -133,16 +133,18 @@ impl MsmContext {
         points: &[G],
         config: &MsmConfig<'_>,
     ) -> Result<PreparedBases<G>, MsmError> {
-        self.prepare_points(Points::Arkworks(points), config.precompute_factor).await
+        self.prepare_points(Points::Arkworks(points), config.precompute_factor, config.check_subgroup).await
     }
 
-    /// [`MsmContext::prepare`] of points in either upload form, with precompute factor `fold`:
-    /// `convert_points` (and `precompute_multiples`) run once per pass, and their faults are
-    /// read back before the bases are returned.
+    /// [`MsmContext::prepare`] of points in either upload form, with precompute factor `fold`,
+    /// and checked to lie in the prime-order group where `check_subgroup` asks for it and the
+    /// curve's cofactor is not 1: `convert_points` (and `check_subgroup`, `precompute_multiples`)
+    /// run once per pass, and their faults are read back before the bases are returned.
     pub(crate) async fn prepare_points<G: GpuCurve>(
         &self,
         points: Points<'_, G>,
         fold: u32,
+        check_subgroup: bool,
     ) -> Result<PreparedBases<G>, MsmError> {
         if !(1..=MAX_PRECOMPUTE_FACTOR).contains(&fold) {
             return Err(MsmError::InvalidPrecomputeFactor { factor: fold, max: MAX_PRECOMPUTE_FACTOR });
@@ -163,7 +165,8 @@ impl MsmContext {
         for start in (0..n).step_by(pass_len) {
             let pass_points = points.pass(start..(start + pass_len).min(n));
             let folded = (fold > 1).then(|| Plan::folded(pass_points.len() as u32, MAX_SCALAR_BITS, fold));
-            let pass = self.convert_pass(&runner, &pass_points, folded).await?;
+            let check = check_subgroup && !G::spec().prime_order;
+            let pass = self.convert_pass(&runner, &pass_points, folded, check).await?;
             let faults = Faults::from_words(&self.gpu().read_words(&pass.faults, FAULTS_BYTES).await?);
             faults.check(start)?;
             if let Some(from) = faults.no_image {
@@ -190,13 +193,15 @@ impl MsmContext {
         })
     }
 
-    /// Uploads one pass of points and submits `convert_points` (and with a `folded` plan
-    /// `precompute_multiples`) into the buffers of a new [`PreparedPass`].
+    /// Uploads one pass of points and submits `convert_points` (then with `check` the subgroup
+    /// check, and with a `folded` plan `precompute_multiples`) into the buffers of a new
+    /// [`PreparedPass`].
     async fn convert_pass<G: GpuCurve>(
         &self,
         runner: &CurveRunner,
         points: &Points<'_, G>,
         folded: Option<Plan>,
+        check: bool,
     ) -> Result<PreparedPass, MsmError> {
         let gpu = self.gpu();
         let buffers = gpu
@@ -215,7 +220,7 @@ impl MsmContext {
             })
             .await?;
         let raw = RawPoints { buffers, n: points.len() as u32, inputs: points.plan_inputs() };
-        let mut pass = self.convert_raw(runner, &raw, folded).await?;
+        let mut pass = self.convert_raw(runner, &raw, folded, check).await?;
         // On the Edwards model a pass may have to run again on the Weierstrass one, converted
         // from the points as uploaded (see MsmContext::run).
         if runner.curve.model.on_edwards_image() {
@@ -225,34 +230,40 @@ impl MsmContext {
     }
 
     /// The points `pass` was prepared from, converted for `runner` (the Weierstrass runner of a
-    /// curve prepared on its Edwards model) with the same multiples, with the faults read back.
+    /// curve prepared on its Edwards model) with the same multiples, with the faults read back
+    /// (any subgroup check passed when they were prepared).
     pub(crate) async fn convert_again(
         &self,
         runner: &CurveRunner,
         pass: &PreparedPass,
     ) -> Result<PreparedPass, MsmError> {
         let raw = pass.raw.as_ref().ok_or_else(|| MsmError::Gpu("prepared bases without their points".into()))?;
-        let converted = self.convert_raw(runner, raw, pass.folded).await?;
+        let converted = self.convert_raw(runner, raw, pass.folded, false).await?;
         let faults = self.gpu().read_words(&converted.faults, FAULTS_BYTES).await?;
         Faults::from_words(&faults).check(0)?;
         Ok(converted)
     }
 
     /// Submits `convert_points` of `runner` on uploaded points (and `normalize_points` where its
-    /// model needs it), then with a `folded` plan `precompute_multiples`, into the buffers of a
-    /// new [`PreparedPass`].
+    /// model needs it), then with `check` `check_subgroup`, then with a `folded` plan
+    /// `precompute_multiples`, into the buffers of a new [`PreparedPass`].
     async fn convert_raw(
         &self,
         runner: &CurveRunner,
         raw: &RawPoints,
         folded: Option<Plan>,
+        check: bool,
     ) -> Result<PreparedPass, MsmError> {
         use wgpu::util::DeviceExt;
         let (curve, spec) = (runner.curve, runner.curve.spec);
         let gpu = self.gpu();
         let precompute = match folded {
-            Some(_) => Some(self.precompute_pipeline(runner).await?),
+            Some(_) => Some(self.on_demand_pipeline(runner, Step::PrecomputeMultiples).await?),
             None => None,
+        };
+        let subgroup = match check {
+            true => Some(self.on_demand_pipeline(runner, Step::CheckSubgroup).await?),
+            false => None,
         };
         let stored = folded.map_or(raw.n, |plan| plan.n) as u64;
         gpu.capture(|| {
@@ -307,6 +318,15 @@ impl MsmContext {
                 });
                 submit_pass(gpu, runner.pipelines.get(step), &normalize, step.dispatch(&convert));
             }
+            if let Some(pipeline) = &subgroup {
+                // Before any multiples: they are in the group when their point is.
+                let step = Step::CheckSubgroup;
+                let bind_group = step_bind_group(device, pipeline, step, |b| match b {
+                    Buffer::Plan => &convert_params,
+                    other => pass.buffer(other).expect("check_subgroup reads only what the bases hold"),
+                });
+                submit_pass(gpu, pipeline, &bind_group, step.dispatch(&convert));
+            }
             if let (Some(plan), Some(pipeline)) = (folded, &precompute) {
                 let step = Step::PrecomputeMultiples;
                 let plan_params = params(&plan);
@@ -321,15 +341,14 @@ impl MsmContext {
         .await
     }
 
-    /// The pipeline of `precompute_multiples` for `runner`'s curve and form, compiled on first
-    /// use.
-    async fn precompute_pipeline(&self, runner: &CurveRunner) -> Result<wgpu::ComputePipeline, MsmError> {
-        let poisoned = || MsmError::Gpu("precompute pipeline lock poisoned".into());
-        if let Some(pipeline) = runner.precompute.lock().map_err(|_| poisoned())?.as_ref() {
+    /// The pipeline of `step` (one that only some preparations run) for `runner`'s curve and
+    /// form, compiled on first use.
+    async fn on_demand_pipeline(&self, runner: &CurveRunner, step: Step) -> Result<wgpu::ComputePipeline, MsmError> {
+        let poisoned = || MsmError::Gpu("on-demand pipeline lock poisoned".into());
+        if let Some(pipeline) = runner.on_demand.lock().map_err(|_| poisoned())?.get(&step) {
             return Ok(pipeline.clone());
         }
         let gpu = self.gpu();
-        let step = Step::PrecomputeMultiples;
         let [pipeline] = gpu
             .capture(|| {
                 stage_pipelines(
@@ -341,7 +360,7 @@ impl MsmContext {
                 )
             })
             .await?;
-        *runner.precompute.lock().map_err(|_| poisoned())? = Some(pipeline.clone());
+        runner.on_demand.lock().map_err(|_| poisoned())?.insert(step, pipeline.clone());
         Ok(pipeline)
     }
 

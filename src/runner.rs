@@ -2,6 +2,7 @@
 //! workspaces, and how a pass runs on them. Calibration builds runners to time them and the
 //! context keeps the one chosen; both come here for it, so neither needs the other's module.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::curve::GpuCurve;
@@ -11,7 +12,7 @@ use crate::gpu::run::{run_stages, PointSource, RunOutput};
 use crate::gpu::workspace::{BufferSizes, Workspace, WorkspaceLease, WorkspacePool};
 use crate::plan::Plan;
 use crate::point_model::RunningCurve;
-use crate::step::Kernels;
+use crate::step::{Kernels, Step};
 use crate::upload::Upload;
 use crate::MsmError;
 
@@ -35,9 +36,9 @@ pub(crate) struct CurveRunner {
     /// ([`crate::DeviceProfile::affine_prepared_bases`]): their runner, compiled at the first
     /// `prepare` (or kept from calibration, which compiled it as a candidate).
     pub(crate) bases: CurveSlot,
-    /// The pipeline of [`crate::step::Step::PrecomputeMultiples`], compiled when bases are first
-    /// prepared with a precompute factor.
-    pub(crate) precompute: Mutex<Option<wgpu::ComputePipeline>>,
+    /// The pipelines of the steps only some preparations run ([`Step::CheckSubgroup`],
+    /// [`Step::PrecomputeMultiples`]), each compiled when first needed.
+    pub(crate) on_demand: Mutex<HashMap<Step, wgpu::ComputePipeline>>,
 }
 
 impl CurveRunner {
@@ -72,7 +73,7 @@ impl CurveRunner {
                 workspaces: WorkspacePool::new(max_workspaces),
                 weierstrass: CurveSlot::new(None, false),
                 bases: CurveSlot::new(None, false),
-                precompute: Mutex::new(None),
+                on_demand: Mutex::new(HashMap::new()),
             })
             .collect())
     }

@@ -149,6 +149,11 @@ pub enum Step {
     /// Stage 1, with affine Edwards bases only ([`Accumulation::EdwardsAffine`]): each stored
     /// point divided by its Z, one inversion per thread's batch of points.
     NormalizePoints,
+    /// Stage 1, with [`crate::MsmConfig::check_subgroup`] on a curve whose cofactor is not 1:
+    /// each point multiplied by the group order, the lowest one outside the prime-order group
+    /// recorded in the faults. Not part of the curve's pipelines: its pipeline is compiled when
+    /// first needed.
+    CheckSubgroup,
     /// Stage 1, at `prepare` with a precompute factor only: each point's multiples
     /// 2^(j·c·W)·P ([`Plan::fold`]) into the stored points, with their flags. Not part of the
     /// curve's pipelines: its pipeline is compiled when first needed.
@@ -177,9 +182,10 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run (and of their discriminants, `step as usize`).
-    pub const ALL: [Step; 11] = [
+    pub const ALL: [Step; 12] = [
         Step::ConvertPoints,
         Step::NormalizePoints,
+        Step::CheckSubgroup,
         Step::PrecomputeMultiples,
         Step::ConvertScalars,
         Step::DecomposeScalars,
@@ -197,6 +203,7 @@ impl Step {
         match self {
             Step::ConvertPoints => "convert_points",
             Step::NormalizePoints => "normalize_points",
+            Step::CheckSubgroup => "check_subgroup",
             Step::PrecomputeMultiples => "precompute_multiples",
             Step::ConvertScalars => "convert_scalars",
             Step::DecomposeScalars => "decompose_scalars",
@@ -210,13 +217,14 @@ impl Step {
     }
 
     /// The steps kernels on the point model `model` run with plans of shape `plan`, in order
-    /// (their pipelines; not [`Step::PrecomputeMultiples`], which only some preparations need,
+    /// (their pipelines; not [`Step::CheckSubgroup`] and [`Step::PrecomputeMultiples`], which
+    /// only some preparations need,
     /// nor in compact plans [`Step::CombineCarries`], whose groups of carries hold 1: see
     /// [`Plan::shaped`]). A step of one point model only is chosen here.
     pub fn of(model: PointModel, plan: PlanShape) -> impl Iterator<Item = Step> {
         Step::ALL.into_iter().filter(move |step| match step {
             Step::NormalizePoints => model.normalizes_stored_points(),
-            Step::PrecomputeMultiples => false,
+            Step::CheckSubgroup | Step::PrecomputeMultiples => false,
             Step::CombineCarries => plan == PlanShape::Spread,
             _ => true,
         })
@@ -225,7 +233,11 @@ impl Step {
     /// The stage whose composed module holds the entry point.
     pub fn stage(self) -> Stage {
         match self {
-            Step::ConvertPoints | Step::NormalizePoints | Step::PrecomputeMultiples | Step::DecomposeScalars => {
+            Step::ConvertPoints
+            | Step::NormalizePoints
+            | Step::CheckSubgroup
+            | Step::PrecomputeMultiples
+            | Step::DecomposeScalars => {
                 Stage::ConvertAndDecompose
             }
             Step::ConvertScalars => Stage::ConvertScalars,
@@ -262,6 +274,13 @@ impl Step {
             Step::NormalizePoints => {
                 &[(0, Plan, Read), (3, PointsFront, ReadWrite), (8, PointsBack, ReadWrite), (10, Prefixes, ReadWrite)]
             }
+            Step::CheckSubgroup => &[
+                (0, Plan, Read),
+                (3, PointsFront, Read),
+                (6, Identity, Read),
+                (7, Faults, ReadWrite),
+                (8, PointsBack, Read),
+            ],
             Step::PrecomputeMultiples => &[
                 (0, Plan, Read),
                 (3, PointsFront, ReadWrite),
@@ -309,7 +328,7 @@ impl Step {
     /// Workgroup counts (x, y) of the step's dispatch for `plan`.
     pub fn dispatch(self, plan: &Plan) -> (u32, u32) {
         match self {
-            Step::ConvertPoints | Step::ScatterEntries => dispatch_size(plan.n),
+            Step::ConvertPoints | Step::CheckSubgroup | Step::ScatterEntries => dispatch_size(plan.n),
             Step::NormalizePoints => dispatch_size(plan.normalize_threads()),
             // One thread per point of a set (not per stored multiple).
             Step::PrecomputeMultiples => dispatch_size(plan.scalars_per_set()),
@@ -324,7 +343,7 @@ impl Step {
 
     /// Whether runs on prepared bases skip the step: they already hold what it computes.
     pub fn skipped_with_prepared_bases(self) -> bool {
-        matches!(self, Step::ConvertPoints | Step::NormalizePoints | Step::PrecomputeMultiples)
+        matches!(self, Step::ConvertPoints | Step::NormalizePoints | Step::CheckSubgroup | Step::PrecomputeMultiples)
     }
 
     /// Whether runs on prepared bases bind buffers of the bases for this step instead of the

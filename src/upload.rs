@@ -356,9 +356,9 @@ pub(crate) fn write_upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, data: &dy
 /// instead (`POINT_LEFT_TO_HOST` in `shaders/common.wgsl`).
 pub(crate) const POINT_LEFT_TO_HOST: u32 = 2;
 
-/// Bytes of the faults buffer the host reads: one word per kind of bad point, then one for the
-/// points with no Edwards image.
-pub(crate) const FAULTS_BYTES: u64 = 12;
+/// Bytes of the faults buffer the host reads: one word per kind of bad point (`FAULT_*` in
+/// `shaders/common.wgsl`: out of range, off the curve, no Edwards image, outside the subgroup).
+pub(crate) const FAULTS_BYTES: u64 = 16;
 
 /// The lowest bad point of each kind that one `convert_points` dispatch found (`FAULT_*` in
 /// `shaders/common.wgsl`; the GPU keeps `!index`, so 0 means none).
@@ -369,25 +369,35 @@ pub(crate) struct Faults {
     /// The lowest valid point with no image on the Edwards model the pass runs (not an error:
     /// it got no digits, and the host adds its multiple; see [`crate::curve::EdwardsMap`]).
     pub(crate) no_image: Option<usize>,
+    /// The lowest point outside the prime-order group, where `check_subgroup` ran.
+    not_in_subgroup: Option<usize>,
 }
 
 impl Faults {
     /// Decodes the faults buffer's words.
     pub(crate) fn from_words(words: &[u32]) -> Self {
         let index = |w: u32| (w != 0).then_some(!w as usize);
-        Faults { out_of_range: index(words[0]), not_on_curve: index(words[1]), no_image: index(words[2]) }
+        Faults {
+            out_of_range: index(words[0]),
+            not_on_curve: index(words[1]),
+            no_image: index(words[2]),
+            not_in_subgroup: index(words[3]),
+        }
     }
 
     /// The error of the first bad point (a point has at most one kind: its curve equation is
-    /// only checked when both coordinates are in range), its index counted from `first`, the
-    /// index of the dispatch's first point in the caller's input.
+    /// only checked when both coordinates are in range, its subgroup only when it is on the
+    /// curve), its index counted from `first`, the index of the dispatch's first point in the
+    /// caller's input.
     pub(crate) fn check(self, first: usize) -> Result<(), MsmError> {
         // (index, kind): at one index the range error (kind 0) sorts first.
-        let first_bad = self.out_of_range.map(|i| (i, 0)).into_iter().chain(self.not_on_curve.map(|i| (i, 1))).min();
+        let kinds = [self.out_of_range, self.not_on_curve, self.not_in_subgroup];
+        let first_bad = kinds.iter().enumerate().filter_map(|(kind, i)| i.map(|i| (i, kind))).min();
         match first_bad {
             None => Ok(()),
             Some((i, 0)) => Err(MsmError::CoordinateOutOfRange { index: first + i }),
-            Some((i, _)) => Err(MsmError::NotOnCurve { index: first + i }),
+            Some((i, 1)) => Err(MsmError::NotOnCurve { index: first + i }),
+            Some((i, _)) => Err(MsmError::NotInSubgroup { index: first + i }),
         }
     }
 }
@@ -407,7 +417,7 @@ mod tests {
     #[test]
     fn faults_name_the_first_bad_point() {
         let faults = |range: Option<u32>, curve: Option<u32>| {
-            Faults::from_words(&[range.map_or(0, |i| !i), curve.map_or(0, |i| !i), 0])
+            Faults::from_words(&[range.map_or(0, |i| !i), curve.map_or(0, |i| !i), 0, 0])
         };
         assert_eq!(faults(None, None).check(7), Ok(()));
         assert_eq!(faults(Some(3), None).check(0), Err(MsmError::CoordinateOutOfRange { index: 3 }));
@@ -415,6 +425,9 @@ mod tests {
         assert_eq!(faults(Some(5), Some(2)).check(10), Err(MsmError::NotOnCurve { index: 12 }));
         assert_eq!(faults(Some(2), Some(5)).check(10), Err(MsmError::CoordinateOutOfRange { index: 12 }));
         assert_eq!(faults(Some(4), Some(4)).check(0), Err(MsmError::CoordinateOutOfRange { index: 4 }));
+        let subgroup = |curve: u32, subgroup: u32| Faults::from_words(&[0, !curve, 0, !subgroup]).check(1);
+        assert_eq!(subgroup(6, 2), Err(MsmError::NotInSubgroup { index: 3 }));
+        assert_eq!(subgroup(2, 6), Err(MsmError::NotOnCurve { index: 3 }));
     }
 
     /// Bytes an upload writes, whole or piece by piece (the staging buffer's threads).

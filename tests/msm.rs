@@ -598,6 +598,70 @@ fn refs<F>(sets: &[Vec<F>]) -> Vec<&[F]> {
     sets.iter().map(Vec::as_slice).collect()
 }
 
+/// Points of a curve that lie on it but, where its cofactor is not 1, outside its prime-order
+/// group: a random coordinate, no cofactor cleared.
+trait OffSubgroup: GpuCurve {
+    /// Such a point, or `None` where every point found is in the group (cofactor 1).
+    fn off_subgroup(rng: &mut StdRng) -> Option<Self>;
+}
+
+impl<C: ark_ec::short_weierstrass::SWCurveConfig> OffSubgroup for ark_ec::short_weierstrass::Affine<C>
+where
+    Self: GpuCurve,
+{
+    fn off_subgroup(rng: &mut StdRng) -> Option<Self> {
+        (0..32)
+            .filter_map(|_| Self::get_point_from_x_unchecked(C::BaseField::rand(rng), false))
+            .find(|p| !p.is_in_correct_subgroup_assuming_on_curve())
+    }
+}
+
+impl<C: ark_ec::twisted_edwards::TECurveConfig> OffSubgroup for ark_ec::twisted_edwards::Affine<C>
+where
+    Self: GpuCurve,
+{
+    fn off_subgroup(rng: &mut StdRng) -> Option<Self> {
+        (0..32)
+            .filter_map(|_| Self::get_point_from_y_unchecked(C::BaseField::rand(rng), false))
+            .find(|p| !p.is_in_correct_subgroup_assuming_on_curve())
+    }
+}
+
+/// `MsmConfig::check_subgroup`: points in the group (the identity among them) get arkworks'
+/// answer, over points and bases prepared with the check; a point on the curve outside the group
+/// gets `NotInSubgroup` naming the first one, from both; without the check the same input gets
+/// arkworks' answer. Curves of cofactor 1 have no such point.
+fn subgroup_check<G: OffSubgroup>(ctx: Option<&MsmContext>) {
+    let Some(ctx) = ctx else { return };
+    let mut rng = StdRng::seed_from_u64(31);
+    let n = 300;
+    let mut points = random_points::<G>(n, &mut rng);
+    points[3] = G::zero();
+    let scalars = random_scalars::<G>(n, &mut rng);
+    let checked = MsmConfig { check_subgroup: true, ..MsmConfig::default() };
+    let msm_checked = |points: &[G]| {
+        pollster::block_on(ctx.msm_with(points, &[&scalars], &checked)).map(|mut output| output.results.remove(0))
+    };
+    let expected = G::Group::msm(&points, &scalars).expect("same lengths");
+    assert_eq!(msm_checked(&points), Ok(expected), "points in the group, checked");
+    let bases = pollster::block_on(ctx.prepare(&points, &checked)).expect("points in the group pass the check");
+    assert_eq!(pollster::block_on(ctx.msm(&bases, &scalars)), Ok(expected), "prepared with the check");
+
+    let Some(outside) = G::off_subgroup(&mut rng) else {
+        assert!(G::spec().prime_order, "{}: no point outside the group found", G::spec().name);
+        return;
+    };
+    assert!(!G::spec().prime_order);
+    let mut bad = points.clone();
+    bad[211] = outside;
+    bad[250] = outside;
+    let not_in_subgroup = MsmError::NotInSubgroup { index: 211 };
+    assert_eq!(msm_checked(&bad), Err(not_in_subgroup.clone()), "an MSM over points");
+    assert_eq!(pollster::block_on(ctx.prepare(&bad, &checked)).err(), Some(not_in_subgroup), "prepare");
+    let expected = G::Group::msm(&bad, &scalars).expect("same lengths");
+    assert_eq!(pollster::block_on(ctx.msm(&bad, &scalars)), Ok(expected), "unchecked, outside the group");
+}
+
 /// The tests above, for one curve, as its test tier says (tests/support/tiers.rs).
 macro_rules! curve_tests {
     ($module:ident, $affine:ty, $tier:ident) => {
@@ -640,6 +704,11 @@ macro_rules! curve_tests {
                 #[test]
                 fn bad_inputs_get_typed_errors() {
                     super::super::bad_inputs_get_typed_errors::<G>();
+                }
+
+                #[test]
+                fn subgroup_check() {
+                    super::super::subgroup_check::<G>(context());
                 }
             }
 

@@ -59,6 +59,9 @@ pub struct CurveSpec {
     /// The scalar field modulus r (the GPU turns arkworks' Montgomery-form scalars into
     /// integers with it).
     pub scalar_modulus: BigUint,
+    /// Whether every point on the curve is in the prime-order group (cofactor 1): then
+    /// [`crate::MsmConfig::check_subgroup`] has nothing to check.
+    pub prime_order: bool,
     /// Curve equation and coefficients.
     pub equation: Equation,
     /// The constants of the map to the curve's twisted Edwards model ([`EdwardsMap`]), for a
@@ -371,6 +374,7 @@ pub(crate) fn spec_of<
             wide_field: Montgomery::with_limb_bits(&modulus, WIDE_LIMB_BITS),
             scalar_bits: C::ScalarField::MODULUS_BIT_SIZE,
             scalar_modulus: BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le()),
+            prime_order: C::COFACTOR.iter().enumerate().all(|(k, &limb)| limb == u64::from(k == 0)),
             equation,
             edwards,
         }

@@ -19,7 +19,7 @@
 //!   readonly backend: string;
 //!   free(): void;
 //! }
-//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; cache?: BaseCache; profile?: boolean }
+//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; checkSubgroup?: boolean; cache?: BaseCache; profile?: boolean }
 //! export class PreparedBases { readonly curve: Curve; readonly length: number; readonly gpuBytes: number; free(): void }
 //! export class BaseCache { // bases recognised by content across calls (crate::BaseCache)
 //!   constructor(options?: { maxGpuBytes?: number });
@@ -83,6 +83,13 @@ export interface MsmOptions {
    * points, which prepares them for that call only).
    */
   precomputeFactor?: number;
+  /**
+   * Reject points outside the curve's prime-order group ("point i is not in the prime-order
+   * subgroup"), checked on the GPU where points are uploaded (`prepare`, once; an MSM over
+   * points, every call): about one scalar multiplication per point. Nothing runs on curves of
+   * cofactor 1. Default false.
+   */
+  checkSubgroup?: boolean;
   /**
    * Bases kept on the GPU across calls and recognised by their bytes: an MSM over points that
    * the cache holds (or that begin its points) uploads only scalars; other points are prepared
@@ -479,16 +486,23 @@ fn scalar_sets(scalars: &JsValue) -> Result<(Vec<Vec<u8>>, bool), JsValue> {
 struct Options {
     point_form: PointForm,
     precompute_factor: u32,
+    check_subgroup: bool,
     cache: Option<Rc<crate::BaseCache>>,
     profile: bool,
 }
 
 impl Options {
     /// `pointForm`: "canonical" (also when absent) or "montgomery"; `precomputeFactor`: an
-    /// integer (its range is checked where it is used), 1 when absent; `cache`: a `BaseCache`.
+    /// integer (its range is checked where it is used), 1 when absent; `checkSubgroup`: a
+    /// boolean; `cache`: a `BaseCache`.
     fn parse(options: Option<&js_sys::Object>) -> Result<Self, JsValue> {
-        let mut parsed =
-            Options { point_form: PointForm::Canonical, precompute_factor: 1, cache: None, profile: false };
+        let mut parsed = Options {
+            point_form: PointForm::Canonical,
+            precompute_factor: 1,
+            check_subgroup: false,
+            cache: None,
+            profile: false,
+        };
         let Some(options) = options else { return Ok(parsed) };
         let form = Reflect::get(options, &"pointForm".into())?;
         parsed.point_form = match form.as_string().as_deref() {
@@ -501,6 +515,10 @@ impl Options {
         if !factor.is_undefined() {
             let integer = factor.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f));
             parsed.precompute_factor = integer.ok_or_else(|| type_error("precomputeFactor must be an integer"))? as u32;
+        }
+        let check = Reflect::get(options, &"checkSubgroup".into())?;
+        if !check.is_undefined() {
+            parsed.check_subgroup = check.as_bool().ok_or_else(|| type_error("checkSubgroup must be a boolean"))?;
         }
         let profile = Reflect::get(options, &"profile".into())?;
         if !profile.is_undefined() {
@@ -520,6 +538,7 @@ impl Options {
         MsmConfig {
             point_form: self.point_form,
             precompute_factor: self.precompute_factor,
+            check_subgroup: self.check_subgroup,
             cache: self.cache.as_deref(),
             profile: self.profile,
         }
