@@ -59,6 +59,13 @@ need_chromium() {
     fi
 }
 
+# Debian's Firefox ESR (153 on bookworm-security), headless; its WebGPU runs on Mesa's lavapipe
+# (scripts/setup-native.sh installs it), with WebGPU switched on by preference in the test's own
+# profile (tests/js/firefox-test.mjs).
+need_firefox() {
+    need_command firefox-esr firefox-esr
+}
+
 # tests/js (the Node.js, Deno and Web Worker tests): its locked npm dependencies (`webgpu`, the
 # Dawn WebGPU for Node.js; `deno`, whose npm package carries the Deno binary as an optional
 # dependency; `playwright-core`), installed without install scripts, then the freshly built

@@ -2,7 +2,8 @@
 # Every test, in two lanes at once. One: native on lavapipe, then the doc tests. Two: browser
 # (wasm-bindgen-test in headless Chromium on SwiftShader), the demo page, the npm package in
 # Node.js (Dawn on SwiftShader, with snarkjs' proofs through webgpu-msm/snarkjs), snarkjs' proofs
-# in Chromium, the package in Deno (lavapipe) and a browser Web Worker, and native on SwiftShader.
+# in Chromium, the package in Deno (lavapipe), a browser Web Worker and Firefox ESR (lavapipe), and
+# native on SwiftShader.
 # Each step installs what it needs on a fresh Debian machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR-$(realpath -m "${CARGO_TAR
 web_lane() {
     # Only this lane runs apt after setup-native.sh (dpkg's lock admits one apt at a time); on a
     # bare machine these installs then overlap the native lane's build.
-    step bash -c '. scripts/lib.sh && need_chromium && need_node'
+    step bash -c '. scripts/lib.sh && need_chromium && need_firefox && need_node'
     step bash -c '. scripts/lib.sh && need_wasm_bindgen_cli'
     step bash scripts/test-web.sh
     step bash scripts/test-page.sh
@@ -37,6 +38,7 @@ web_lane() {
     step bash scripts/test-snarkjs-browser.sh
     step bash scripts/test-deno.sh
     step bash scripts/test-worker.sh
+    step bash scripts/test-firefox.sh
     # Native on SwiftShader last: the first lane's test build is done by then, and this lane,
     # without it, ends minutes before the first.
     step bash scripts/test-swiftshader.sh

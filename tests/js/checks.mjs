@@ -168,6 +168,16 @@ const offCurve = (curve) => {
   const { p, g } = CURVES[curve];
   return [g[0], plusOne(p, g[1])];
 };
+/**
+ * A point on `curve` outside its prime-order group, where the curve has one: a point of small
+ * order (x = 0 on y² = x³ + 4 has order 3, (−1, 0) on y² = x³ + 1 and (0, −1) on the Edwards
+ * curve order 2).
+ */
+const OUTSIDE_SUBGROUP = {
+  "bls12-381": (p) => [0n, 2n],
+  "bls12-377": (p) => [p - 1n, 0n],
+  "ed-on-bls12-377": (p) => [0n, p - 1n],
+};
 /** −P: (x, −y) on short Weierstrass curves, (−x, y) on twisted Edwards curves. */
 export function negate(curve, [x, y]) {
   const { p, form } = CURVES[curve];
@@ -194,6 +204,9 @@ async function expectRejection(promiseOrThunk, pattern) {
   throw new Error(`resolved to ${result instanceof Uint8Array ? hex(result) : result}, expected a rejection ${pattern}`);
 }
 
+/** An error's message and stack (Firefox's `stack` leaves the message out). */
+export const errorText = (e) => (e instanceof Error && e.stack && !e.stack.includes(e.message) ? `${e}\n${e.stack}` : e?.stack ?? e);
+
 /** Counts and prints checks: `ok NAME (ms)` or `FAIL NAME: why`. */
 export class Tally {
   constructor(log = console.log) {
@@ -210,7 +223,7 @@ export class Tally {
       this.log(`ok ${name} (${Date.now() - start} ms)${typeof note === "string" ? `: ${note}` : ""}`);
     } catch (e) {
       this.failed++;
-      this.log(`FAIL ${name}: ${e?.stack ?? e}`);
+      this.log(`FAIL ${name}: ${errorText(e)}`);
     }
   }
 }
@@ -397,6 +410,20 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     await expectRejection(ctx.prepare(curve, points(curve, [offCurve(curve)])), /^point 0 is not on the curve$/);
     await expectRejection(() => m.arkworksMsm(curve, points(curve, [offCurve(curve)]), scalars([1n])), /^point 0 is not on the curve$/);
   });
+
+  await t("checkSubgroup: points in the group pass, a point outside it rejects, naming it", async () => {
+    const pts = points(curve, [g, negate(curve, g), g]);
+    const ks = scalars([5n, 2n, r - 1n]);
+    expectBytes(await ctx.msm(curve, pts, ks, { checkSubgroup: true }), m.arkworksMsm(curve, pts, ks), "checked");
+    await expectRejection(ctx.msm(curve, pts, ks, { checkSubgroup: "yes" }), /^checkSubgroup must be a boolean$/);
+    const outside = OUTSIDE_SUBGROUP[curve]?.(p);
+    if (!outside) return "no point outside the group here";
+    const bad = points(curve, [g, outside, g]);
+    await expectRejection(ctx.msm(curve, bad, ks, { checkSubgroup: true }), /^point 1 is not in the prime-order subgroup$/);
+    await expectRejection(ctx.prepare(curve, bad, { checkSubgroup: true }), /^point 1 is not in the prime-order subgroup$/);
+    // Without the check a point on the curve is accepted.
+    if (!((await ctx.msm(curve, bad, ks)) instanceof Uint8Array)) throw new Error("unchecked call did not resolve to bytes");
+  });
 }
 
 /**
@@ -406,8 +433,10 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
 // `more(ctx)`, when given, runs after the curves' checks on the same context (the Node lane runs
 // the snarkjs checks there) and returns a tally to add. `sharedContext: false` leaves out the
 // check of the top-level msm(), whose context compiles the curve's kernels once more (a minute on
-// SwiftShader): the Node lane leaves it to the Deno and Worker lanes.
-export async function runChecks(m, { curves = m.curves(), sizes, log = console.log, more, sharedContext = true } = {}) {
+// SwiftShader): the Node lane leaves it to the Deno and Worker lanes. `blankAdapterInfo: true`
+// admits an empty `adapterInfo`, where the browser's GPUAdapterInfo is blank (Firefox's vendor,
+// architecture, device and description are always empty strings).
+export async function runChecks(m, { curves = m.curves(), sizes, log = console.log, more, sharedContext = true, blankAdapterInfo = false } = {}) {
   const tally = new Tally(log);
   await tally.check("curves() lists the known curves", () => {
     const listed = m.curves();
@@ -423,9 +452,10 @@ export async function runChecks(m, { curves = m.curves(), sizes, log = console.l
   let ctx;
   await tally.check("MsmContext.create", async () => {
     ctx = await m.MsmContext.create();
-    if (!ctx.adapterInfo.replaceAll("/", "").trim()) throw new Error("empty adapterInfo");
+    const described = ctx.adapterInfo.replaceAll("/", "").trim();
+    if (!described && !blankAdapterInfo) throw new Error("empty adapterInfo");
     if (ctx.backend !== "BrowserWebGpu") throw new Error(`backend ${ctx.backend}`);
-    return `${ctx.adapterInfo} (${ctx.backend})`;
+    return `${described ? ctx.adapterInfo : "blank adapterInfo, as the browser's GPUAdapterInfo"} (${ctx.backend})`;
   });
   if (!ctx) return tally;
   try {

@@ -1,7 +1,8 @@
-// Module Worker of worker-test.html: loads the webgpu-msm package inside the worker (where
-// wgpu finds `WorkerGlobalScope` and `navigator.gpu`) and runs checks.mjs, reporting each line.
+// Module Worker of worker-test.html (and of firefox-test.html with ?worker=1): loads the
+// webgpu-msm package inside the worker (where wgpu finds `WorkerGlobalScope` and `navigator.gpu`)
+// and runs checks.mjs, reporting each line.
 import init, * as m from "./node_modules/webgpu-msm/webgpu_msm.js";
-import { runChecks, Tally } from "./checks.mjs";
+import { errorText, runChecks, Tally } from "./checks.mjs";
 
 self.onmessage = async ({ data }) => {
   const log = (line) => self.postMessage({ type: "log", line });
@@ -14,11 +15,11 @@ self.onmessage = async ({ data }) => {
     });
     await init();
     const inWorker = tally;
-    tally = await runChecks(m, { curves: data.curves ?? m.curves(), log });
+    tally = await runChecks(m, { curves: data.curves ?? m.curves(), log, blankAdapterInfo: !!data.blankAdapterInfo });
     tally.passed += inWorker.passed;
     tally.failed += inWorker.failed;
   } catch (e) {
-    log(`FAIL worker: ${e?.stack ?? e}`);
+    log(`FAIL worker: ${errorText(e)}`);
     tally.failed++;
   }
   self.postMessage({ type: "done", passed: tally.passed, failed: tally.failed });
