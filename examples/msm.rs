@@ -25,6 +25,8 @@
 //! where the bases fit one pass). `--profile-cold` makes the first MSM a profiled one
 //! and prints its steps' times: on a driver that compiles a pipeline at its first dispatch
 //! (llvmpipe) each includes its compilation, so the cold call shows which kernel costs most.
+//! `--check-subgroup` times `prepare` with `MsmConfig::check_subgroup` against a plain `prepare`
+//! of the same points (its first run compiles the check, its second is reported as its cost).
 //! `--chunk-len N` makes hardware GPUs' plans accumulate N entries per thread (a power of two,
 //! at least 16; `webgpu_msm::plan::force_hardware_chunk_len`), to measure on a device how the
 //! accumulation's thread count matters.
@@ -90,6 +92,7 @@ fn main() {
     let warm_up_first = args.flag("--warm-up");
     let warm_calls: usize = args.parsed("--warm-calls", "an integer").unwrap_or(0);
     let prepared: Option<u32> = args.parsed("--prepared", "a precompute factor");
+    let check_subgroup = args.flag("--check-subgroup");
     if let Some(len) = args.value("--chunk-len") {
         let len = len.parse().ok().filter(|&len| webgpu_msm::plan::force_hardware_chunk_len(Some(len)));
         if len.is_none() {
@@ -114,6 +117,7 @@ fn main() {
         calibrate_all,
         warm_calls,
         prepared,
+        check_subgroup,
     });
     std::process::exit(if ok { 0 } else { 1 });
 }
@@ -130,6 +134,7 @@ struct Run {
     calibrate_all: bool,
     warm_calls: usize,
     prepared: Option<u32>,
+    check_subgroup: bool,
 }
 
 impl CurveFn for Run {
@@ -169,6 +174,7 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         calibrate_all,
         warm_calls,
         prepared,
+        check_subgroup,
     } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
@@ -289,6 +295,9 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     if let Some(factor) = prepared {
         verified &= print_prepared(&ctx, &points, &scalars, &expected, factor, warm_calls.max(3), profile);
     }
+    if check_subgroup {
+        verified &= print_subgroup_check(&ctx, &points, warm_time);
+    }
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
     if profile {
         // The profiled run takes one pass: the first pass's points of a larger input.
@@ -381,6 +390,37 @@ fn print_prepared<G: GpuCurve>(
             false
         }
     }
+}
+
+/// Times `prepare` of `points` with and without `MsmConfig::check_subgroup` (each twice, the
+/// second reported: the first check compiles its kernel), against a warm MSM call `warm`.
+/// Whether the points passed the check.
+fn print_subgroup_check<G: GpuCurve>(ctx: &MsmContext, points: &[G], warm: std::time::Duration) -> bool {
+    let prepare = |check_subgroup: bool| {
+        let config = MsmConfig { check_subgroup, ..MsmConfig::default() };
+        let mut seconds = 0.0;
+        for _ in 0..2 {
+            let started = Instant::now();
+            if let Err(e) = pollster::block_on(ctx.prepare(points, &config)) {
+                eprintln!("error: {e}");
+                return None;
+            }
+            seconds = started.elapsed().as_secs_f64();
+        }
+        Some(seconds)
+    };
+    let (Some(plain), Some(checked)) = (prepare(false), prepare(true)) else { return false };
+    if G::spec().prime_order {
+        println!("subgroup check: none on a curve of cofactor 1 (prepare {:.2} ms)", plain * 1e3);
+        return true;
+    }
+    println!(
+        "subgroup check: prepare {:.2} ms, with the check {:.2} ms: the check costs {:.2} warm calls",
+        plain * 1e3,
+        checked * 1e3,
+        (checked - plain) / warm.as_secs_f64()
+    );
+    true
 }
 
 /// Prints the field-multiplication rate and a profiled run; whether its result was right.
