@@ -27,6 +27,9 @@
 //! (llvmpipe) each includes its compilation, so the cold call shows which kernel costs most.
 //! `--check-subgroup` times `prepare` with `MsmConfig::check_subgroup` against a plain `prepare`
 //! of the same points (its first run compiles the check, its second is reported as its cost).
+//! `--blinding` times calls over prepared bases with and without `MsmConfig::blinding` on
+//! uniform, all-zero and all-equal scalars (median of `--warm-calls`, at least 5, each): blinded,
+//! the three should take the same time.
 //! `--chunk-len N` makes hardware GPUs' plans accumulate N entries per thread (a power of two,
 //! at least 16; `webgpu_msm::plan::force_hardware_chunk_len`), to measure on a device how the
 //! accumulation's thread count matters.
@@ -93,6 +96,7 @@ fn main() {
     let warm_calls: usize = args.parsed("--warm-calls", "an integer").unwrap_or(0);
     let prepared: Option<u32> = args.parsed("--prepared", "a precompute factor");
     let check_subgroup = args.flag("--check-subgroup");
+    let blinding = args.flag("--blinding");
     if let Some(len) = args.value("--chunk-len") {
         let len = len.parse().ok().filter(|&len| webgpu_msm::plan::force_hardware_chunk_len(Some(len)));
         if len.is_none() {
@@ -118,6 +122,7 @@ fn main() {
         warm_calls,
         prepared,
         check_subgroup,
+        blinding,
     });
     std::process::exit(if ok { 0 } else { 1 });
 }
@@ -135,6 +140,7 @@ struct Run {
     warm_calls: usize,
     prepared: Option<u32>,
     check_subgroup: bool,
+    blinding: bool,
 }
 
 impl CurveFn for Run {
@@ -175,6 +181,7 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
         warm_calls,
         prepared,
         check_subgroup,
+        blinding,
     } = *settings;
     // Large inputs take seconds per call: one round there.
     let rounds = if log_size <= 18 { 3 } else { 1 };
@@ -297,6 +304,9 @@ fn run<G: GpuCurve>(settings: &Run) -> bool {
     }
     if check_subgroup {
         verified &= print_subgroup_check(&ctx, &points, warm_time);
+    }
+    if blinding {
+        verified &= print_blinding(&ctx, &points, &scalars, warm_calls.max(5));
     }
     println!("result {}", if verified { "VERIFIED against arkworks" } else { "MISMATCH with arkworks" });
     if profile {
@@ -421,6 +431,46 @@ fn print_subgroup_check<G: GpuCurve>(ctx: &MsmContext, points: &[G], warm: std::
         (checked - plain) / warm.as_secs_f64()
     );
     true
+}
+
+/// Times `calls` calls over `points` prepared plainly and blinded, on `uniform`, all-zero and
+/// all-equal scalars, and checks each result against arkworks. Whether every result was right.
+fn print_blinding<G: GpuCurve>(ctx: &MsmContext, points: &[G], uniform: &[G::ScalarField], calls: usize) -> bool {
+    let started = Instant::now();
+    let blinded_config = MsmConfig { blinding: Some([0x5a; 32]), ..MsmConfig::default() };
+    let prepared = pollster::block_on(ctx.prepare(points, &MsmConfig::default()))
+        .and_then(|plain| Ok((plain, pollster::block_on(ctx.prepare(points, &blinded_config))?)));
+    let (plain, blinded) = match prepared {
+        Ok(bases) => bases,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
+    println!("blinding: both sets of bases prepared in {:.2?}", started.elapsed());
+    let zeros = vec![G::ScalarField::from(0u64); uniform.len()];
+    let equal = vec![uniform[0]; uniform.len()];
+    let mut right = true;
+    for (kind, scalars) in [("uniform", uniform), ("all zero", &zeros[..]), ("all equal", &equal[..])] {
+        let expected = G::Group::msm(points, scalars).expect("same lengths");
+        let mut medians = Vec::new();
+        for bases in [&plain, &blinded] {
+            let mut times = Vec::new();
+            for _ in 0..calls {
+                let started = Instant::now();
+                right &= pollster::block_on(ctx.msm(bases, scalars)).as_ref() == Ok(&expected);
+                times.push(started.elapsed());
+            }
+            medians.push(median(&mut times).as_secs_f64() * 1e3);
+        }
+        println!(
+            "blinding, {kind} scalars (median of {calls}): plain {:.2} ms, blinded {:.2} ms ({:.2}×)",
+            medians[0],
+            medians[1],
+            medians[1] / medians[0]
+        );
+    }
+    right
 }
 
 /// Prints the field-multiplication rate and a profiled run; whether its result was right.

@@ -34,6 +34,9 @@ fn unpack_digit(half: u32) -> u32 {
 // rather than as canonical integers (the bytes API). The scalars' bit (Plan::SCALARS_MONTGOMERY)
 // is read by the host, which dispatches convert_scalars only when it is set.
 const INPUT_POINTS_MONTGOMERY: u32 = 1u;
+// Bit of Plan.inputs: decompose_scalars blinds each scalar s of point i as (s + b_i) mod r, b_i
+// the prepared bases' blinding factor (src/prepared.rs, `Blinding`; Plan::SCALARS_BLINDED).
+const INPUT_SCALARS_BLINDED: u32 = 4u;
 // Uploaded points [0, RAW_LOW_POINTS) lie in one buffer, the rest in a second (from its start),
 // so that each holds its share of a pass of 2^20 points within WebGPU's default 128 MiB binding
 // (the BLS12 G2 groups' uploaded points take 192 bytes; RAW_LOW_POINTS in src/upload.rs).

@@ -39,6 +39,8 @@
 @group(0) @binding(5) var<storage, read_write> bucket_counts: array<atomic<u32>>;
 // faults[FAULT_*]: !i for the lowest bad point i of each kind (atomicMax of !i), 0 for none.
 @group(0) @binding(7) var<storage, read_write> faults: array<atomic<u32>>;
+// blinding[i]: with INPUT_SCALARS_BLINDED, point i's blinding factor b_i < r (an integer).
+@group(0) @binding(11) var<storage, read> blinding: array<ScalarWords>;
 
 // Word k of s (its 8 words as two vec4s, src/wgsl/storage.rs); 0 past its last word.
 fn scalar_word(s: ScalarWords, k: u32) -> u32 {
@@ -57,6 +59,48 @@ fn scalar_bits(s: ScalarWords, bit: u32, width: u32) -> u32 {
         v = v | (scalar_word(s, word + 1u) << (32u - shift));
     }
     return v & ((1u << width) - 1u);
+}
+
+// t − r where t ≥ r or `carry` (t's bit 256) is set, else t; every word is computed either way,
+// so the time does not depend on t.
+fn scalar_reduce_once(t: array<u32, 8>, carry: bool) -> array<u32, 8> {
+    let order = GROUP_ORDER;
+    var d: array<u32, 8>;
+    var borrow = 0u;
+    for (var k = 0u; k < 8u; k = k + 1u) {
+        let low = t[k] - order[k];
+        d[k] = low - borrow;
+        borrow = select(0u, 1u, t[k] < order[k] || low < borrow);
+    }
+    let keep = borrow == 1u && !carry;
+    var out: array<u32, 8>;
+    for (var k = 0u; k < 8u; k = k + 1u) {
+        out[k] = select(d[k], t[k], keep);
+    }
+    return out;
+}
+
+// (s + b) mod r for any s < 2^256 and b < r: s reduced below r by SCALAR_REDUCTIONS conditional
+// subtractions (all of them run, whatever s), then b added and r subtracted once more if the sum
+// reaches r. Uniform b makes the result uniform below r whatever s is: the digits, bucket sizes
+// and so the work of a blinded call do not depend on the scalars.
+fn scalar_blind(s: ScalarWords, b: ScalarWords) -> ScalarWords {
+    var t: array<u32, 8>;
+    for (var k = 0u; k < 8u; k = k + 1u) {
+        t[k] = scalar_word(s, k);
+    }
+    for (var j = 0u; j < SCALAR_REDUCTIONS; j = j + 1u) {
+        t = scalar_reduce_once(t, false);
+    }
+    var carry = 0u;
+    for (var k = 0u; k < 8u; k = k + 1u) {
+        let sum = t[k] + scalar_word(b, k);
+        let out = sum + carry;
+        carry = select(0u, 1u, sum < t[k] || out < sum);
+        t[k] = out;
+    }
+    t = scalar_reduce_once(t, carry == 1u);
+    return ScalarWords(array<vec4<u32>, 2>(vec4<u32>(t[0], t[1], t[2], t[3]), vec4<u32>(t[4], t[5], t[6], t[7])));
 }
 
 // Writes stored point i into both halves.
@@ -234,7 +278,10 @@ fn decompose_scalars(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     let i = scalar % m;
     let scalar_set = scalar / m;
     let first_window = scalar_set * plan.num_windows;
-    let words = raw_scalars[scalar];
+    var words = raw_scalars[scalar];
+    if ((plan.inputs & INPUT_SCALARS_BLINDED) != 0u) {
+        words = scalar_blind(words, blinding[i]);
+    }
 
     let c = plan.window_bits;
     let half = plan.num_buckets;

@@ -46,8 +46,8 @@ pub struct CacheStats {
 /// given the cache in their [`MsmConfig::cache`] ([`MsmContext::msm_bytes`]): a call over
 /// points that a cached set holds, or begins with, runs on that set and uploads only scalars;
 /// other points are prepared and kept. Each set is prepared on the context of the call that
-/// first saw it, and only calls on that context (in the same point form, precompute factor and
-/// subgroup check) find it. Sets are recognised by a keyed 128-bit hash of their bytes, drawn
+/// first saw it, and only calls on that context (in the same point form, precompute factor,
+/// subgroup check and blinding) find it. Sets are recognised by a keyed 128-bit hash of their bytes, drawn
 /// anew for each cache, and by the hashes of their last 64 prefixes.
 pub struct BaseCache {
     key: [u64; 4],
@@ -73,6 +73,9 @@ struct Kind {
     /// Whether the set's points were checked to lie in the prime-order group
     /// ([`MsmConfig::check_subgroup`]): checked calls find only checked sets.
     checked: bool,
+    /// Whether the set is blinded ([`MsmConfig::blinding`], with the seed of the call that
+    /// prepared it): blinded calls find only blinded sets.
+    blinded: bool,
 }
 
 struct Entry {
@@ -123,6 +126,7 @@ impl BaseCache {
             form: config.point_form,
             factor: config.precompute_factor,
             checked: config.check_subgroup,
+            blinded: config.blinding.is_some(),
         };
         // Whole sets only where the bases store multiples, which take every base.
         let window = if kind.factor == 1 { PREFIX_WINDOW } else { 1 };

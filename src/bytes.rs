@@ -215,8 +215,7 @@ impl MsmContext {
         config: &MsmConfig<'_>,
     ) -> Result<PreparedBases<G>, MsmError> {
         points_len::<G>(points)?;
-        self.prepare_points(Points::Bytes(points, config.point_form), config.precompute_factor, config.check_subgroup)
-            .await
+        self.prepare_points(Points::Bytes(points, config.point_form), config).await
     }
 }
 

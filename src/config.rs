@@ -66,7 +66,7 @@ pub const MAX_PRECOMPUTE_FACTOR: u32 = 16;
 /// [`MsmContext::msm_bytes`](crate::MsmContext::msm_bytes),
 /// [`MultiGpu::msm_with`](crate::MultiGpu::msm_with)) or the preparing of bases
 /// ([`MsmContext::prepare`](crate::MsmContext::prepare) and its kin, which read only
-/// `point_form`, `precompute_factor` and `check_subgroup`). `MsmConfig::default()` is a plain call; set the
+/// `point_form`, `precompute_factor`, `check_subgroup` and `blinding`). `MsmConfig::default()` is a plain call; set the
 /// fields that differ with `..MsmConfig::default()`.
 ///
 /// A call's batch size is the number of scalar sets it is given, and an MSM over prepared bases
@@ -106,6 +106,16 @@ pub struct MsmConfig<'a> {
     /// in the group and nothing runs. Prepared bases keep what they were checked for: an MSM
     /// over them checks nothing again.
     pub check_subgroup: bool,
+    /// Witness-independent timing: `Some(seed)` (32 bytes from a cryptographic generator, e.g.
+    /// the OS's) blinds every MSM over the bases so prepared: each base Pᵢ gets a factor bᵢ,
+    /// uniform below r and drawn from the seed, the GPU adds it to each scalar (sᵢ + bᵢ mod r,
+    /// uniform whatever sᵢ is) and the call subtracts Σ bᵢ·Pᵢ, which `prepare` computes (a
+    /// prefix's at the first call over it). So the work of a call, and its time, do not depend
+    /// on the scalars. Implies [`MsmConfig::check_subgroup`] (blinding is exact only on the
+    /// prime-order group). Costs 32 bytes of GPU memory per base and one MSM at `prepare` (and
+    /// per new prefix); a call over points prepares them for that call, so it costs twice the
+    /// work. Default `None`.
+    pub blinding: Option<[u8; 32]>,
     /// Bytes API only: bases kept on the GPU across calls and recognised by their bytes
     /// ([`BaseCache`]), for callers that hand the same bases in new buffers each time. Default
     /// `None`. An MSM over points given with a cache runs on the cached set that holds them (or
@@ -125,6 +135,7 @@ impl Default for MsmConfig<'_> {
             point_form: PointForm::Canonical,
             precompute_factor: 1,
             check_subgroup: false,
+            blinding: None,
             cache: None,
             profile: false,
         }

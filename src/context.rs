@@ -416,7 +416,7 @@ impl MsmContext {
     }
 
     /// The MSMs of every scalar set over `source`, as `config` says: points with a precompute
-    /// factor or a subgroup check are prepared for the call first.
+    /// factor, a subgroup check or blinding are prepared for the call first.
     pub(crate) async fn run_msm<G: GpuCurve>(
         &self,
         source: Source<'_, G>,
@@ -428,9 +428,11 @@ impl MsmContext {
             return Err(MsmError::Unsupported(why));
         }
         match source {
-            Source::Points(points) if config.precompute_factor != 1 || config.check_subgroup => {
+            Source::Points(points)
+                if config.precompute_factor != 1 || config.check_subgroup || config.blinding.is_some() =>
+            {
                 check_set_lengths(points.len(), sets.iter().map(Scalars::len))?;
-                let bases = self.prepare_points(points, config.precompute_factor, config.check_subgroup).await?;
+                let bases = self.prepare_points(points, config).await?;
                 self.run_source(Source::Prepared(&bases), sets, config.profile).await
             }
             source => self.run_source(source, sets, config.profile).await,

@@ -119,7 +119,8 @@ pub struct Plan {
     /// Accumulation threads per window C = ceil(n / S).
     pub chunks_per_window: u32,
     /// [`Plan::POINTS_MONTGOMERY`] and [`Plan::SCALARS_MONTGOMERY`] bits: which uploads hold
-    /// arkworks' Montgomery form (the Rust API) rather than canonical integers (the bytes API).
+    /// arkworks' Montgomery form (the Rust API) rather than canonical integers (the bytes API);
+    /// [`Plan::SCALARS_BLINDED`]: whether the scalars are blinded.
     pub inputs: u32,
     /// Scalar sets S over the same points (a batch MSM): set s is uploaded after set s − 1 and
     /// owns windows s·K … s·K + K − 1, so every per-window buffer holds S·K windows.
@@ -142,6 +143,9 @@ impl Plan {
     pub const POINTS_MONTGOMERY: u32 = 1;
     /// [`Plan::inputs`] bit: scalars are uploaded as arkworks' Montgomery-form limbs.
     pub const SCALARS_MONTGOMERY: u32 = 2;
+    /// [`Plan::inputs`] bit: each scalar is blinded by its point's factor in
+    /// [`crate::step::Buffer::Blinding`] (prepared bases with [`crate::MsmConfig::blinding`]).
+    pub const SCALARS_BLINDED: u32 = 4;
 
     /// This plan for uploads of the form `inputs` ([`Plan::inputs`]).
     pub fn with_inputs(self, inputs: u32) -> Self {

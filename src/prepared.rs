@@ -3,9 +3,10 @@
 
 use std::marker::PhantomData;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use ark_ff::Zero;
+use ark_ff::{UniformRand, Zero};
+use ark_std::rand::{rngs::StdRng, SeedableRng};
 
 use crate::bytes::PointForm;
 use crate::clock::now_seconds;
@@ -14,7 +15,7 @@ use crate::config::{Bases, MsmConfig, MAX_PRECOMPUTE_FACTOR};
 use crate::context::MAX_PASSES;
 use crate::context::{check_set_lengths, set_length_error, PassResult};
 use crate::curve::GpuCurve;
-use crate::curve::MAX_SCALAR_BITS;
+use crate::curve::{scalar_words, MAX_SCALAR_BITS, SCALAR_WORDS};
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::resident::{PreparedPass, RawPoints};
 use crate::gpu::run::{submit_pass, PointSource};
@@ -26,6 +27,9 @@ use crate::step::{Buffer, Kernels, Step};
 use crate::upload::POINT_LEFT_TO_HOST;
 use crate::upload::{raw_buffer_bytes, write_upload, Faults, Points, Scalars, FAULTS_BYTES};
 use crate::{MsmContext, MsmError};
+
+/// Σ bᵢ·Pᵢ of blinded bases' factors over their first m points, by m.
+type BlindSums<Group> = Mutex<Vec<(usize, Group)>>;
 
 /// Points of curve `G` resident on one context's GPU in their converted form.
 /// [`MsmContext::prepare`] makes them; [`MsmContext::msm`] and [`MsmContext::msm_with`] take
@@ -45,6 +49,10 @@ pub struct PreparedBases<G: GpuCurve> {
     runner: Arc<CurveRunner>,
     /// The form the bytes API's results over them take.
     point_form: PointForm,
+    /// Blinded bases ([`MsmConfig::blinding`]): Σ bᵢ·Pᵢ of the blinding factors over the first
+    /// m points, by m, which calls subtract: all of them from `prepare`, a prefix's from the
+    /// first call over it.
+    blind_sums: Option<BlindSums<G::Group>>,
     curve: PhantomData<G>,
 }
 
@@ -80,6 +88,11 @@ impl<G: GpuCurve> PreparedBases<G> {
     /// workspaces besides ([`MsmContext::gpu_memory_bytes`]).
     pub fn gpu_bytes(&self) -> u64 {
         self.passes.iter().map(PreparedPass::gpu_bytes).sum()
+    }
+
+    /// Whether MSMs over them are blinded ([`MsmConfig::blinding`]).
+    pub fn blinded(&self) -> bool {
+        self.blind_sums.is_some()
     }
 
     /// The point form of the bytes they were prepared from, which results over them take.
@@ -133,19 +146,23 @@ impl MsmContext {
         points: &[G],
         config: &MsmConfig<'_>,
     ) -> Result<PreparedBases<G>, MsmError> {
-        self.prepare_points(Points::Arkworks(points), config.precompute_factor, config.check_subgroup).await
+        self.prepare_points(Points::Arkworks(points), config).await
     }
 
-    /// [`MsmContext::prepare`] of points in either upload form, with precompute factor `fold`,
-    /// and checked to lie in the prime-order group where `check_subgroup` asks for it and the
-    /// curve's cofactor is not 1: `convert_points` (and `check_subgroup`, `precompute_multiples`)
-    /// run once per pass, and their faults are read back before the bases are returned.
+    /// [`MsmContext::prepare`] of points in either upload form, as `config` says: with its
+    /// precompute factor, checked to lie in the prime-order group where it asks for the check
+    /// or for blinding and the curve's cofactor is not 1, and blinded with factors drawn from
+    /// its seed. `convert_points` (and `check_subgroup`, `precompute_multiples`) run once per
+    /// pass, and their faults are read back before the bases are returned; blinded bases then
+    /// run the MSM of their factors.
     pub(crate) async fn prepare_points<G: GpuCurve>(
         &self,
         points: Points<'_, G>,
-        fold: u32,
-        check_subgroup: bool,
+        config: &MsmConfig<'_>,
     ) -> Result<PreparedBases<G>, MsmError> {
+        let fold = config.precompute_factor;
+        // Blinding computes (s + b) mod r, which is s + b only on the prime-order group.
+        let check_subgroup = config.check_subgroup || config.blinding.is_some();
         if !(1..=MAX_PRECOMPUTE_FACTOR).contains(&fold) {
             return Err(MsmError::InvalidPrecomputeFactor { factor: fold, max: MAX_PRECOMPUTE_FACTOR });
         }
@@ -181,7 +198,10 @@ impl MsmContext {
             }
             passes.push(pass);
         }
-        Ok(PreparedBases {
+        if let Some(seed) = config.blinding {
+            self.upload_blinding::<G>(&mut passes, seed).await?;
+        }
+        let bases = PreparedBases {
             context_id: self.id,
             len: n,
             pass_len,
@@ -189,8 +209,51 @@ impl MsmContext {
             without_image,
             runner,
             point_form: points.form(),
+            blind_sums: config.blinding.map(|_| Mutex::new(Vec::new())),
             curve: PhantomData,
-        })
+        };
+        if bases.blinded() && n > 0 {
+            self.blind_sum(&bases, n).await?;
+        }
+        Ok(bases)
+    }
+
+    /// Draws each point's blinding factor, uniform below r, from a generator seeded with
+    /// `seed` and uploads them into each pass's `blinding` buffer.
+    async fn upload_blinding<G: GpuCurve>(&self, passes: &mut [PreparedPass], seed: [u8; 32]) -> Result<(), MsmError> {
+        use wgpu::util::DeviceExt;
+        let mut rng = StdRng::from_seed(seed);
+        let gpu = self.gpu();
+        for pass in passes {
+            let factors: Vec<G::ScalarField> = (0..pass.n).map(|_| G::ScalarField::rand(&mut rng)).collect();
+            // Canonical integers (not arkworks' Montgomery limbs): the GPU adds them as they are.
+            let words = scalar_words(&factors);
+            let buffer = gpu
+                .capture(|| {
+                    gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("prepared blinding factors"),
+                        contents: bytemuck::cast_slice(&words),
+                        usage: wgpu::BufferUsages::STORAGE,
+                    })
+                })
+                .await?;
+            pass.blinding = Some(buffer);
+        }
+        Ok(())
+    }
+
+    /// Σ bᵢ·Pᵢ over the first `m` of blinded `bases`: a blinded MSM of zero scalars, kept for
+    /// later calls over the same prefix.
+    async fn blind_sum<G: GpuCurve>(&self, bases: &PreparedBases<G>, m: usize) -> Result<G::Group, MsmError> {
+        let poisoned = || MsmError::Gpu("blind sums lock poisoned".into());
+        let sums = bases.blind_sums.as_ref().ok_or_else(|| MsmError::Gpu("bases are not blinded".into()))?;
+        if let Some((_, sum)) = sums.lock().map_err(|_| poisoned())?.iter().find(|(len, _)| *len == m) {
+            return Ok(*sum);
+        }
+        let zeros = vec![0u8; m * SCALAR_WORDS * 4];
+        let sum = self.run_prepared_sets(bases, &[Scalars::Bytes(&zeros)]).await?[0];
+        sums.lock().map_err(|_| poisoned())?.push((m, sum));
+        Ok(sum)
     }
 
     /// Uploads one pass of points and submits `convert_points` (then with `check` the subgroup
@@ -241,7 +304,7 @@ impl MsmContext {
         let converted = self.convert_raw(runner, raw, pass.folded, false).await?;
         let faults = self.gpu().read_words(&converted.faults, FAULTS_BYTES).await?;
         Faults::from_words(&faults).check(0)?;
-        Ok(converted)
+        Ok(PreparedPass { blinding: pass.blinding.clone(), ..converted })
     }
 
     /// Submits `convert_points` of `runner` on uploaded points (and `normalize_points` where its
@@ -296,6 +359,7 @@ impl MsmContext {
                 identity: empty("prepared identity flags", stored * 4, readable),
                 faults: empty("prepared faults", FAULTS_BYTES, readable),
                 raw: None,
+                blinding: None,
             };
             let convert = Plan::choose(raw.n, spec.scalar_bits).with_inputs(raw.inputs);
             let step = Step::ConvertPoints;
@@ -391,9 +455,13 @@ impl MsmContext {
         }
         let runner = &bases.runner;
         let plan = pass_plan(pass, n, &scalars).shaped(runner.kernels().plan);
+        let blind = match bases.blinded() {
+            true => self.blind_sum(bases, n).await?,
+            false => G::Group::zero(),
+        };
         let result = self.run::<G>(runner, &plan, PointSource::Prepared(pass), &scalars, true).await?;
         let started = now_seconds();
-        let sum = combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..n, &scalars, &result);
+        let sum = combine_windows(&result.window_sums, &plan) + bases.left_out_sum(0..n, &scalars, &result) - blind;
         let host_seconds = now_seconds() - started;
         let skip = vec![false; plan.n as usize];
         let profile = Profile::of_pass::<G>(runner.curve, plan, result.timings, &scalars, &skip, host_seconds);
@@ -418,10 +486,26 @@ impl MsmContext {
             return Err(MsmError::PrefixOfFoldedBases { points: bases.len, scalars: prefix });
         }
         self.gpu().check_alive()?;
+        let mut totals = self.run_prepared_sets(bases, sets).await?;
+        if bases.blinded() && prefix > 0 {
+            let blind = self.blind_sum(bases, prefix).await?;
+            totals.iter_mut().for_each(|total| *total -= blind);
+        }
+        Ok(totals)
+    }
+
+    /// The MSM of each of `sets` (of equal lengths, checked) over the first bases, pass by pass;
+    /// on blinded bases with the blinding factors added to the scalars.
+    async fn run_prepared_sets<G: GpuCurve>(
+        &self,
+        bases: &PreparedBases<G>,
+        sets: &[Scalars<'_, G>],
+    ) -> Result<Vec<G::Group>, MsmError> {
         let mut totals = vec![G::Group::zero(); sets.len()];
         let Some(first) = sets.first() else {
             return Ok(totals);
         };
+        let prefix = first.len();
         let runner = &bases.runner;
         for (k, pass) in bases.passes.iter().enumerate() {
             let start = k * bases.pass_len;
@@ -443,7 +527,42 @@ impl MsmContext {
 /// The plan of a call over the first `n` points of one pass of bases with scalars of
 /// `scalars`' form: the folded plan `prepare` chose for its multiples (which takes every point
 /// of the pass), or a plain one. A plain plan over fewer points than the pass holds reads only
-/// the first `n` stored points and flags.
+/// the first `n` stored points and flags. On blinded bases the scalars are blinded, below r
+/// whatever their form.
 fn pass_plan<G: GpuCurve>(pass: &PreparedPass, n: usize, scalars: &Scalars<'_, G>) -> Plan {
-    pass.folded.unwrap_or_else(|| Plan::choose(n as u32, scalars.bits())).with_inputs(scalars.plan_inputs())
+    let (bits, blinded) = match pass.blinding {
+        Some(_) => (G::spec().scalar_bits, Plan::SCALARS_BLINDED),
+        None => (scalars.bits(), 0),
+    };
+    pass.folded.unwrap_or_else(|| Plan::choose(n as u32, bits)).with_inputs(scalars.plan_inputs() | blinded)
+}
+
+#[cfg(all(test, feature = "bn254"))]
+mod tests {
+    use ark_bn254::{Fr, G1Affine, G1Projective};
+    use ark_ec::VariableBaseMSM;
+    use ark_ff::{UniformRand, Zero};
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
+
+    use crate::inputs::random_points;
+    use crate::testing::shared_context;
+    use crate::MsmConfig;
+
+    /// The GPU adds each base's own factor, the ones drawn from the seed: the blinded MSM of
+    /// zero scalars that `prepare` runs is Σ bᵢ·Pᵢ of those factors (not the identity an
+    /// unblinded run would give).
+    #[test]
+    fn blinded_runs_add_the_factors_drawn_from_the_seed() {
+        let Some(ctx) = shared_context() else { return };
+        let n = 100;
+        let points: Vec<G1Affine> = random_points(n, &mut StdRng::seed_from_u64(5));
+        let seed = [9; 32];
+        let config = MsmConfig { blinding: Some(seed), ..MsmConfig::default() };
+        let bases = pollster::block_on(ctx.prepare(&points, &config)).expect("points in the group");
+        let sum = pollster::block_on(ctx.blind_sum(&bases, n)).expect("computed at prepare");
+        let mut rng = StdRng::from_seed(seed);
+        let factors: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        assert_eq!(sum, G1Projective::msm(&points, &factors).expect("same lengths"));
+        assert!(!sum.is_zero());
+    }
 }

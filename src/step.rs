@@ -70,11 +70,15 @@ pub enum Buffer {
     /// Per point, with affine Edwards bases: `normalize_points`' running product of the Zs
     /// before it (Montgomery's trick).
     Prefixes,
+    /// Per point of blinded prepared bases ([`crate::MsmConfig::blinding`]): its blinding
+    /// factor, an integer below r that `decompose_scalars` adds to its scalar. The workspace's
+    /// own is a placeholder that unblinded runs bind but do not read.
+    Blinding,
 }
 
 impl Buffer {
     /// Every buffer.
-    pub const ALL: [Buffer; 16] = [
+    pub const ALL: [Buffer; 17] = [
         Buffer::Plan,
         Buffer::RawPoints,
         Buffer::RawPointsHigh,
@@ -91,6 +95,7 @@ impl Buffer {
         Buffer::Carries,
         Buffer::Faults,
         Buffer::Prefixes,
+        Buffer::Blinding,
     ];
 
     /// Whether shaders bind it as a uniform buffer (all others are storage buffers).
@@ -113,7 +118,7 @@ impl Buffer {
     /// Whether prepared bases (see [`crate::PreparedBases`]) hold their own copy, which runs on
     /// them bind instead of the workspace's.
     pub fn held_by_prepared_bases(self) -> bool {
-        matches!(self, Buffer::PointsFront | Buffer::PointsBack | Buffer::Identity | Buffer::Faults)
+        matches!(self, Buffer::PointsFront | Buffer::PointsBack | Buffer::Identity | Buffer::Faults | Buffer::Blinding)
     }
 }
 
@@ -295,6 +300,7 @@ impl Step {
                 (4, Digits, ReadWrite),
                 (5, BucketCounts, ReadWrite),
                 (6, Identity, Read),
+                (11, Blinding, Read),
             ],
             Step::ScanBucketCounts => &[(0, Plan, Read), (1, BucketCounts, ReadWrite), (2, BucketStarts, ReadWrite)],
             Step::ScatterEntries => {

@@ -662,6 +662,48 @@ fn subgroup_check<G: OffSubgroup>(ctx: Option<&MsmContext>) {
     assert_eq!(pollster::block_on(ctx.msm(&bad, &scalars)), Ok(expected), "unchecked, outside the group");
 }
 
+/// `MsmConfig::blinding`: bases prepared blinded give arkworks' answer for uniform, zero,
+/// equal and r − 1 scalars, a prefix (twice: its blinding sum computed, then kept), a batch, a
+/// call over points with blinding, and through the bytes API full 256-bit scalars (reduced mod
+/// r on the GPU before the factor is added).
+fn blinded_bases_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
+    use webgpu_msm::testing::encode_point;
+    let Some(ctx) = ctx else { return };
+    let mut rng = StdRng::seed_from_u64(41);
+    let n = 300;
+    let mut points = random_points::<G>(n, &mut rng);
+    points[7] = G::zero();
+    let blinded = MsmConfig { blinding: Some([7; 32]), ..MsmConfig::default() };
+    let bases = pollster::block_on(ctx.prepare(&points, &blinded)).expect("points in the group");
+    assert!(bases.blinded());
+    let msm = |s: &[G::ScalarField]| G::Group::msm(&points[..s.len()], s).expect("no longer than the points");
+    let uniform = random_scalars::<G>(n, &mut rng);
+    let zeros = vec![G::ScalarField::zero(); n];
+    let equal = vec![G::ScalarField::from(3u64); n];
+    let minus_one = vec![-G::ScalarField::ONE; n];
+    for (what, scalars) in [
+        ("uniform", &uniform[..]),
+        ("zero", &zeros),
+        ("equal", &equal),
+        ("r − 1", &minus_one),
+        ("a prefix", &uniform[..123]),
+        ("the prefix again", &uniform[..123]),
+    ] {
+        assert_eq!(pollster::block_on(ctx.msm(&bases, scalars)), Ok(msm(scalars)), "{} {what}", G::spec().name);
+    }
+    assert_eq!(batch(ctx, &bases, &[&uniform, &zeros]), Ok(vec![msm(&uniform), G::Group::zero()]), "a batch");
+    let over_points = pollster::block_on(ctx.msm_with(&points, &[&uniform], &blinded)).map(|o| o.results);
+    assert_eq!(over_points, Ok(vec![msm(&uniform)]), "a call over points");
+
+    let point_bytes: Vec<u8> = points.iter().flat_map(|p| encode_point::<G>(&p.into_group())).collect();
+    let prepared = pollster::block_on(ctx.prepare_bytes(G::ID, &point_bytes, &blinded)).expect("valid bytes");
+    let wide: Vec<[u8; 32]> =
+        (0..n).map(|i| if i % 3 == 0 { [0xff; 32] } else { ark_std::rand::Rng::gen(&mut rng) }).collect();
+    let as_scalars: Vec<G::ScalarField> = wide.iter().map(|b| G::ScalarField::from_le_bytes_mod_order(b)).collect();
+    let got = crate::bytes_call::msm_bytes(ctx, G::ID, &prepared, &wide.concat(), &MsmConfig::default());
+    assert_eq!(got, Ok(encode_point::<G>(&msm(&as_scalars))), "bytes API, scalars up to 2^256 − 1");
+}
+
 /// The tests above, for one curve, as its test tier says (tests/support/tiers.rs).
 macro_rules! curve_tests {
     ($module:ident, $affine:ty, $tier:ident) => {
@@ -709,6 +751,11 @@ macro_rules! curve_tests {
                 #[test]
                 fn subgroup_check() {
                     super::super::subgroup_check::<G>(context());
+                }
+
+                #[test]
+                fn blinded_bases_match_arkworks() {
+                    super::super::blinded_bases_match_arkworks::<G>(context());
                 }
             }
 

@@ -20,6 +20,9 @@ pub(crate) struct PreparedPass {
     /// The points as uploaded, kept where they may have to be converted again (bases prepared
     /// on a Weierstrass curve's Edwards model; see [`crate::curve::EdwardsMap`]).
     pub raw: Option<RawPoints>,
+    /// Blinded bases ([`crate::MsmConfig::blinding`]): each point's blinding factor, as
+    /// `Buffer::Blinding`.
+    pub blinding: Option<wgpu::Buffer>,
 }
 
 /// Uploaded points on the GPU, as `Buffer::RawPoints` and `Buffer::RawPointsHigh`.
@@ -36,7 +39,12 @@ impl PreparedPass {
     /// Bytes of GPU memory its buffers hold.
     pub(crate) fn gpu_bytes(&self) -> u64 {
         let raw = self.raw.as_ref().map_or(0, |raw| raw.buffers.iter().map(wgpu::Buffer::size).sum());
-        self.points.iter().map(wgpu::Buffer::size).sum::<u64>() + self.identity.size() + self.faults.size() + raw
+        let blinding = self.blinding.as_ref().map_or(0, wgpu::Buffer::size);
+        self.points.iter().map(wgpu::Buffer::size).sum::<u64>()
+            + self.identity.size()
+            + self.faults.size()
+            + raw
+            + blinding
     }
 
     /// The pass's own buffer standing in for `buffer` (see [`Buffer::held_by_prepared_bases`]).
@@ -46,6 +54,7 @@ impl PreparedPass {
             Buffer::PointsBack => Some(&self.points[1]),
             Buffer::Identity => Some(&self.identity),
             Buffer::Faults => Some(&self.faults),
+            Buffer::Blinding => self.blinding.as_ref(),
             _ => None,
         }
     }

@@ -74,6 +74,8 @@ impl BufferSizes {
                 true => n * field,
                 false => 0,
             },
+            // Prepared bases hold the factors (PreparedPass::blinding).
+            Buffer::Blinding => 0,
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes { sizes: sizes.map(|s| s.max(16)), shared: true }

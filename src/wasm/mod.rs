@@ -19,7 +19,7 @@
 //!   readonly backend: string;
 //!   free(): void;
 //! }
-//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; checkSubgroup?: boolean; cache?: BaseCache; profile?: boolean }
+//! interface MsmOptions { pointForm?: "canonical" | "montgomery"; precomputeFactor?: number; checkSubgroup?: boolean; blind?: boolean; cache?: BaseCache; profile?: boolean }
 //! export class PreparedBases { readonly curve: Curve; readonly length: number; readonly gpuBytes: number; free(): void }
 //! export class BaseCache { // bases recognised by content across calls (crate::BaseCache)
 //!   constructor(options?: { maxGpuBytes?: number });
@@ -90,6 +90,13 @@ export interface MsmOptions {
    * cofactor 1. Default false.
    */
   checkSubgroup?: boolean;
+  /**
+   * Witness-independent timing for prepared bases: each base gets a random blinding factor
+   * (from `crypto.getRandomValues`) that the GPU adds to its scalar, and calls subtract their
+   * sum, so a call's work does not depend on the scalars. Implies `checkSubgroup`; costs one
+   * MSM at `prepare` and 32 bytes of GPU memory per base. Read where points are uploaded.
+   */
+  blind?: boolean;
   /**
    * Bases kept on the GPU across calls and recognised by their bytes: an MSM over points that
    * the cache holds (or that begin its points) uploads only scalars; other points are prepared
@@ -175,6 +182,22 @@ fn js_error(e: MsmError) -> JsValue {
 
 fn type_error(message: &str) -> JsValue {
     JsError::new(message).into()
+}
+
+/// 32 bytes from the platform's cryptographic generator (`crypto.getRandomValues`: browsers,
+/// Workers, Node.js, Deno).
+fn random_seed() -> Result<[u8; 32], JsValue> {
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into())?;
+    let fill = match crypto.is_object() {
+        true => Reflect::get(&crypto, &"getRandomValues".into())?.dyn_into::<js_sys::Function>().ok(),
+        false => None,
+    };
+    let fill = fill.ok_or_else(|| type_error("blind needs crypto.getRandomValues, which this runtime lacks"))?;
+    let bytes = Uint8Array::new_with_length(32);
+    fill.call1(&crypto, &bytes)?;
+    let mut seed = [0u8; 32];
+    bytes.copy_to(&mut seed);
+    Ok(seed)
 }
 
 /// `options.maxGpuBytes`: `None` when there are no options or it is absent, an error unless it
@@ -487,6 +510,7 @@ struct Options {
     point_form: PointForm,
     precompute_factor: u32,
     check_subgroup: bool,
+    blinding: Option<[u8; 32]>,
     cache: Option<Rc<crate::BaseCache>>,
     profile: bool,
 }
@@ -494,12 +518,13 @@ struct Options {
 impl Options {
     /// `pointForm`: "canonical" (also when absent) or "montgomery"; `precomputeFactor`: an
     /// integer (its range is checked where it is used), 1 when absent; `checkSubgroup`: a
-    /// boolean; `cache`: a `BaseCache`.
+    /// boolean; `blind`: a boolean (a seed drawn here when true); `cache`: a `BaseCache`.
     fn parse(options: Option<&js_sys::Object>) -> Result<Self, JsValue> {
         let mut parsed = Options {
             point_form: PointForm::Canonical,
             precompute_factor: 1,
             check_subgroup: false,
+            blinding: None,
             cache: None,
             profile: false,
         };
@@ -520,6 +545,10 @@ impl Options {
         if !check.is_undefined() {
             parsed.check_subgroup = check.as_bool().ok_or_else(|| type_error("checkSubgroup must be a boolean"))?;
         }
+        let blind = Reflect::get(options, &"blind".into())?;
+        if !blind.is_undefined() && blind.as_bool().ok_or_else(|| type_error("blind must be a boolean"))? {
+            parsed.blinding = Some(random_seed()?);
+        }
         let profile = Reflect::get(options, &"profile".into())?;
         if !profile.is_undefined() {
             parsed.profile = profile.as_bool().ok_or_else(|| type_error("profile must be a boolean"))?;
@@ -539,6 +568,7 @@ impl Options {
             point_form: self.point_form,
             precompute_factor: self.precompute_factor,
             check_subgroup: self.check_subgroup,
+            blinding: self.blinding,
             cache: self.cache.as_deref(),
             profile: self.profile,
         }

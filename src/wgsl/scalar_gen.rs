@@ -33,6 +33,9 @@ pub fn scalar_module(spec: &CurveSpec) -> String {
     c.line(0, format!("const GROUP_ORDER_BITS: u32 = {}u;", r.bits()));
     let words: Vec<String> = split_limbs(r, SCALAR_WORDS, 32).iter().map(|w| format!("{w}u")).collect();
     c.line(0, format!("const GROUP_ORDER = array<u32, {SCALAR_WORDS}>({});", words.join(", ")));
+    let reductions: BigUint = (BigUint::from(1u32) << (32 * SCALAR_WORDS)) / r;
+    c.line(0, "// Subtractions of r that bring any integer below 2^256 below r (scalar_blind).");
+    c.line(0, format!("const SCALAR_REDUCTIONS: u32 = {reductions}u;"));
     c.line(0, "// a·2^−256 mod r for a < r: one Montgomery reduction over 16-bit half-words t0..t15.");
     c.line(0, "// Each round adds m·r (m = −t0·r⁻¹ mod 2^16, so t0 becomes 0) and drops t0; t stays below");
     c.line(0, "// 2r, and t_j + m·r_j + carry < 2^32.");

@@ -424,6 +424,19 @@ export async function checkCurve(m, ctx, curve, tally, { sizes = [0, 1, 50] } = 
     // Without the check a point on the curve is accepted.
     if (!((await ctx.msm(curve, bad, ks)) instanceof Uint8Array)) throw new Error("unchecked call did not resolve to bytes");
   });
+
+  await t("blind: blinded prepared bases give the same results, prefixes and zero scalars too", async () => {
+    const pts = points(curve, [g, negate(curve, g), g, identity(curve)]);
+    const ks = scalars([big(1), big(2) % r, 2n ** 256n - 1n, big(3)]);
+    const bases = await ctx.prepare(curve, pts, { blind: true });
+    expectBytes(await ctx.msm(curve, bases, ks), m.arkworksMsm(curve, pts, ks), "blinded");
+    const prefix = ks.subarray(0, 64);
+    expectBytes(await ctx.msm(curve, bases, prefix), m.arkworksMsm(curve, pts.subarray(0, 2 * pts.length / 4), prefix), "a prefix");
+    const zeros = new Uint8Array(ks.length);
+    expectBytes(await ctx.msm(curve, bases, zeros), points(curve, [identity(curve)]), "zero scalars");
+    bases.free();
+    await expectRejection(ctx.prepare(curve, pts, { blind: 1 }), /^blind must be a boolean$/);
+  });
 }
 
 /**
