@@ -450,24 +450,27 @@ fn print_blinding<G: GpuCurve>(ctx: &MsmContext, points: &[G], uniform: &[G::Sca
     println!("blinding: both sets of bases prepared in {:.2?}", started.elapsed());
     let zeros = vec![G::ScalarField::from(0u64); uniform.len()];
     let equal = vec![uniform[0]; uniform.len()];
+    let kinds = [("uniform", uniform), ("all zero", &zeros[..]), ("all equal", &equal[..])];
+    let expected: Vec<G::Group> = kinds.iter().map(|(_, s)| G::Group::msm(points, s).expect("same lengths")).collect();
+    // Round-robin over every (bases, scalars) pair, so that drift in the machine's speed falls on
+    // all of them alike.
+    let mut times = vec![Vec::new(); 2 * kinds.len()];
     let mut right = true;
-    for (kind, scalars) in [("uniform", uniform), ("all zero", &zeros[..]), ("all equal", &equal[..])] {
-        let expected = G::Group::msm(points, scalars).expect("same lengths");
-        let mut medians = Vec::new();
-        for bases in [&plain, &blinded] {
-            let mut times = Vec::new();
-            for _ in 0..calls {
+    for _ in 0..calls {
+        for (k, (_, scalars)) in kinds.iter().enumerate() {
+            for (b, bases) in [&plain, &blinded].into_iter().enumerate() {
                 let started = Instant::now();
-                right &= pollster::block_on(ctx.msm(bases, scalars)).as_ref() == Ok(&expected);
-                times.push(started.elapsed());
+                right &= pollster::block_on(ctx.msm(bases, scalars)).as_ref() == Ok(&expected[k]);
+                times[2 * k + b].push(started.elapsed());
             }
-            medians.push(median(&mut times).as_secs_f64() * 1e3);
         }
+    }
+    let medians: Vec<f64> = times.iter_mut().map(|t| median(t).as_secs_f64() * 1e3).collect();
+    for (k, (kind, _)) in kinds.iter().enumerate() {
+        let (plain, blinded) = (medians[2 * k], medians[2 * k + 1]);
         println!(
-            "blinding, {kind} scalars (median of {calls}): plain {:.2} ms, blinded {:.2} ms ({:.2}×)",
-            medians[0],
-            medians[1],
-            medians[1] / medians[0]
+            "blinding, {kind} scalars (median of {calls}): plain {plain:.2} ms, blinded {blinded:.2} ms ({:.2}×)",
+            blinded / plain
         );
     }
     right

@@ -22,6 +22,11 @@ fn field_sub(a: Field, b: Field) -> Field {
     return Field(fp_sub(a.c0, b.c0), fp_sub(a.c1, b.c1));
 }
 
+// The conjugate a0 − a1·u of a0 + a1·u: the Frobenius map a ↦ a^p.
+fn field_conjugate(a: Field) -> Field {
+    return Field(a.c0, fp_sub(FP_ZERO, a.c1));
+}
+
 fn field_eq(a: Field, b: Field) -> bool {
     return fp_eq(a.c0, b.c0) && fp_eq(a.c1, b.c1);
 }

@@ -15,7 +15,7 @@
 
 use num_bigint::BigUint;
 
-use crate::curve::{CurveSpec, Equation};
+use crate::curve::{CurveSpec, Equation, SubgroupTest};
 use crate::limbs::MulForm;
 
 /// How stage 3 adds each window's points into its buckets: the kernels a context asks for
@@ -261,11 +261,31 @@ impl<'a> RunningCurve<'a> {
         let p = &self.spec.field.modulus;
         let value = |name, doc, value: BigUint| ShaderConstant::Value { name, doc, components: vec![value] };
         match self.model {
-            PointModel::Projective => vec![
-                ShaderConstant::Value { name: "B", doc: "b, Montgomery form", components: self.b().to_vec() },
-                ShaderConstant::Value { name: "B3", doc: "3·b, Montgomery form", components: self.b3() },
-                ShaderConstant::MulByB3(self.b3()),
-            ],
+            PointModel::Projective => {
+                let mut constants = vec![
+                    ShaderConstant::Value { name: "B", doc: "b, Montgomery form", components: self.b().to_vec() },
+                    ShaderConstant::Value { name: "B3", doc: "3·b, Montgomery form", components: self.b3() },
+                    ShaderConstant::MulByB3(self.b3()),
+                ];
+                // The endomorphism of the curve's subgroup test (check_subgroup).
+                match &self.spec.subgroup_test {
+                    SubgroupTest::Order => {}
+                    SubgroupTest::BlsG1 { beta, .. } => {
+                        constants.push(value("BLS_BETA", "β of φ(x, y) = (β·x, y), Montgomery form", beta.clone()))
+                    }
+                    SubgroupTest::BlsG2 { psi: [psi_x, psi_y], x_negative, .. } => {
+                        let doc = "ψ(x, y) = (x̄·PSI_X, ȳ·PSI_Y), Montgomery form";
+                        constants.push(ShaderConstant::Value { name: "PSI_X", doc, components: psi_x.clone() });
+                        // The kernel compares ψ(P) with [|x|]·P: for x < 0, −ψ(P) = [|x|]·P.
+                        let (doc, psi_y) = match x_negative {
+                            true => ("−ψy (x < 0): −ψ(x, y) = (x̄·PSI_X, ȳ·PSI_Y), Montgomery form", psi_y.iter().map(|c| (p - c) % p).collect()),
+                            false => (doc, psi_y.clone()),
+                        };
+                        constants.push(ShaderConstant::Value { name: "PSI_Y", doc, components: psi_y });
+                    }
+                }
+                constants
+            }
             PointModel::Extended => {
                 let Equation::TwistedEdwardsAMinus1 { d } = &self.spec.equation else {
                     panic!("{}: extended Edwards points on a Weierstrass curve", self.spec.name)

@@ -629,8 +629,8 @@ where
 
 /// `MsmConfig::check_subgroup`: points in the group (the identity among them) get arkworks'
 /// answer, over points and bases prepared with the check; a point on the curve outside the group
-/// gets `NotInSubgroup` naming the first one, from both; without the check the same input gets
-/// arkworks' answer. Curves of cofactor 1 have no such point.
+/// gets `NotInSubgroup` naming the first one, from both and from a blinded `prepare`; without the
+/// check the same input gets arkworks' answer. Curves of cofactor 1 have no such point.
 fn subgroup_check<G: OffSubgroup>(ctx: Option<&MsmContext>) {
     let Some(ctx) = ctx else { return };
     let mut rng = StdRng::seed_from_u64(31);
@@ -657,7 +657,10 @@ fn subgroup_check<G: OffSubgroup>(ctx: Option<&MsmContext>) {
     bad[250] = outside;
     let not_in_subgroup = MsmError::NotInSubgroup { index: 211 };
     assert_eq!(msm_checked(&bad), Err(not_in_subgroup.clone()), "an MSM over points");
-    assert_eq!(pollster::block_on(ctx.prepare(&bad, &checked)).err(), Some(not_in_subgroup), "prepare");
+    assert_eq!(pollster::block_on(ctx.prepare(&bad, &checked)).err(), Some(not_in_subgroup.clone()), "prepare");
+    // Blinding is exact only on the group: it checks too.
+    let blinded = MsmConfig { blinding: Some([1; 32]), ..MsmConfig::default() };
+    assert_eq!(pollster::block_on(ctx.prepare(&bad, &blinded)).err(), Some(not_in_subgroup), "prepare blinded");
     let expected = G::Group::msm(&bad, &scalars).expect("same lengths");
     assert_eq!(pollster::block_on(ctx.msm(&bad, &scalars)), Ok(expected), "unchecked, outside the group");
 }

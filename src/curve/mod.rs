@@ -37,6 +37,35 @@ pub enum Equation {
     },
 }
 
+/// How `check_subgroup` ([`crate::MsmConfig::check_subgroup`]) tells a point of the curve in
+/// the prime-order group from one outside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubgroupTest {
+    /// [r]·P is the identity: double-and-add over r's bits (any curve).
+    Order,
+    /// BLS12 G1 (Scott, "A note on group membership tests for G1, G2 and GT on BLS
+    /// pairing-friendly curves", eprint 2021/1130, §6): P is in G1 exactly when
+    /// φ(P) = −[x²]·P, where φ(x, y) = (β·x, y), and [x]·P ≠ P (unless P is the identity). Two
+    /// multiplications by the 64-bit |x| instead of one by r.
+    BlsG1 {
+        /// |x|, the BLS parameter's magnitude.
+        x: u64,
+        /// β, the cube root of unity in Fp of the endomorphism this test holds for.
+        beta: BigUint,
+    },
+    /// BLS12 G2 (the same paper, §4): P is in G2 exactly when ψ(P) = [x]·P, where ψ is the
+    /// untwist-Frobenius-twist endomorphism ψ(x, y) = (x̄·ψx, ȳ·ψy) (x̄ the conjugate in Fp2).
+    BlsG2 {
+        /// |x|.
+        x: u64,
+        /// Whether x < 0 (then [x]·P = −[|x|]·P).
+        x_negative: bool,
+        /// ψx = 1/ξ^((p−1)/3) and ψy = 1/ξ^((p−1)/2), ξ the twist's non-residue: their
+        /// components over Fp.
+        psi: [Vec<BigUint>; 2],
+    },
+}
+
 /// What a curve is, as the shader generator and the host code need it: its equation, fields,
 /// scalar field and upload encoding. How kernels store and add its points is its point model's
 /// business ([`crate::point_model`]).
@@ -62,6 +91,8 @@ pub struct CurveSpec {
     /// Whether every point on the curve is in the prime-order group (cofactor 1): then
     /// [`crate::MsmConfig::check_subgroup`] has nothing to check.
     pub prime_order: bool,
+    /// How the kernels test that a point is in the prime-order group.
+    pub subgroup_test: SubgroupTest,
     /// Curve equation and coefficients.
     pub equation: Equation,
     /// The constants of the map to the curve's twisted Edwards model ([`EdwardsMap`]), for a
@@ -343,7 +374,7 @@ pub(crate) fn spec_of<
     C: CurveConfig<BaseField: Field<BasePrimeField: MontgomeryLimbs>, ScalarField: MontgomeryLimbs>,
 >(
     id: CurveId,
-    equation: impl FnOnce() -> (Equation, Option<EdwardsConstants>),
+    equation: impl FnOnce() -> (Equation, Option<EdwardsConstants>, SubgroupTest),
 ) -> &'static CurveSpec {
     type Prime<C> = <<C as CurveConfig>::BaseField as Field>::BasePrimeField;
     id.spec_cell().get_or_init(|| {
@@ -365,7 +396,7 @@ pub(crate) fn spec_of<
         };
         let coord_words = base_words * C::BaseField::extension_degree() as usize;
         assert_eq!(2 * C::ScalarField::MODULUS.as_ref().len(), SCALAR_WORDS, "{id}: scalar field limbs");
-        let (equation, edwards) = equation();
+        let (equation, edwards, subgroup_test) = equation();
         CurveSpec {
             name: id.name(),
             extension,
@@ -375,6 +406,7 @@ pub(crate) fn spec_of<
             scalar_bits: C::ScalarField::MODULUS_BIT_SIZE,
             scalar_modulus: BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le()),
             prime_order: C::COFACTOR.iter().enumerate().all(|(k, &limb)| limb == u64::from(k == 0)),
+            subgroup_test,
             equation,
             edwards,
         }

@@ -9,6 +9,7 @@ use ark_ff::{Field, Zero};
 
 use super::{components_of, push_field_words, spec_of, write_limbs, xy_from_le};
 use super::{sealed::Sealed, CurveId, CurveSpec, EdwardsMap, Equation, GpuCurve, MontgomeryLimbs, PointError};
+use super::SubgroupTest;
 
 /// The arkworks configuration of a short Weierstrass curve with a = 0 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
@@ -21,6 +22,12 @@ pub trait ShortWeierstrassA0:
     /// The map to the curve's twisted Edwards model, for curves with a point of order 2.
     fn edwards_map() -> Option<&'static EdwardsMap<Self::BaseField>> {
         None
+    }
+
+    /// How kernels test membership of the prime-order group: by r unless the curve has a faster
+    /// test.
+    fn subgroup_test() -> SubgroupTest {
+        SubgroupTest::Order
     }
 }
 
@@ -43,6 +50,13 @@ impl ShortWeierstrassA0 for ark_bn254::g1::Config {
 #[cfg(feature = "bls12-381")]
 impl ShortWeierstrassA0 for ark_bls12_381::g1::Config {
     const ID: CurveId = CurveId::Bls12_381;
+
+    /// φ with arkworks' β (its own G1 membership test's).
+    fn subgroup_test() -> SubgroupTest {
+        use ark_ec::bls12::Bls12Config;
+        let [x] = ark_bls12_381::Config::X else { unreachable!("BLS12-381's x is one limb") };
+        SubgroupTest::BlsG1 { x: *x, beta: super::biguint_of(&ark_bls12_381::g1::BETA) }
+    }
 }
 
 /// b = −17; p is bn254's r (254 bits), r its p.
@@ -77,6 +91,21 @@ impl ShortWeierstrassA0 for ark_bn254::g2::Config {
 #[cfg(feature = "bls12-381")]
 impl ShortWeierstrassA0 for ark_bls12_381::g2::Config {
     const ID: CurveId = CurveId::Bls12_381G2;
+
+    /// ψ for the twist by ξ = u + 1 (E': y² = x³ + 4ξ).
+    fn subgroup_test() -> SubgroupTest {
+        use ark_bls12_381::{Fq, Fq2};
+        use ark_ec::bls12::Bls12Config;
+        use ark_ff::{BigInteger, PrimeField};
+        let [x] = ark_bls12_381::Config::X else { unreachable!("BLS12-381's x is one limb") };
+        let xi = Fq2::new(Fq::ONE, Fq::ONE);
+        let p_minus_1 = num_bigint::BigUint::from_bytes_le(&Fq::MODULUS.to_bytes_le()) - 1u32;
+        let inverse_power = |k: u32| {
+            let power = xi.pow((&p_minus_1 / k).to_u64_digits());
+            super::components_of(&power.inverse().expect("ξ ≠ 0"))
+        };
+        SubgroupTest::BlsG2 { x: *x, x_negative: ark_bls12_381::Config::X_IS_NEGATIVE, psi: [inverse_power(3), inverse_power(2)] }
+    }
 }
 
 #[cfg(feature = "bls12-377")]
@@ -93,7 +122,7 @@ impl<C: ShortWeierstrassA0> GpuCurve for Affine<C> {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A.is_zero(), "{}: the formulas assume a = 0", C::ID);
             let edwards = C::edwards_map().map(EdwardsMap::constants);
-            (Equation::ShortWeierstrassA0 { b: components_of(&C::COEFF_B) }, edwards)
+            (Equation::ShortWeierstrassA0 { b: components_of(&C::COEFF_B) }, edwards, C::subgroup_test())
         })
     }
 
@@ -146,4 +175,46 @@ fn from_edwards<F: Field>(map: &EdwardsMap<F>, x: F, y: F, t: F, z: F) -> Option
     // −X² + Y² = Z² + d·T² and X·Y = T·Z, with Z ≠ 0.
     let on_curve = y.square() - x.square() == z.square() + map.d * t.square() && x * y == t * z && !z.is_zero();
     on_curve.then(|| map.from_extended(x, y, z))
+}
+
+#[cfg(all(test, feature = "bls12-381"))]
+mod tests {
+    use ark_bls12_381::{Fq, Fq2, G1Affine, G1Projective, G2Affine, G2Projective};
+    use ark_ec::{AffineRepr, CurveGroup, PrimeGroup};
+    use ark_ff::UniformRand;
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
+
+    use crate::curve::{field_of, GpuCurve, SubgroupTest};
+
+    /// The endomorphism tests, with the constants the kernels get, hold on points of the group
+    /// (φ(P) = −[x²]·P, ψ(P) = [x]·P) and fail on points of the curve off it.
+    #[test]
+    fn bls12_381_endomorphism_tests_hold_exactly_on_the_group() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let SubgroupTest::BlsG1 { x, beta } = &G1Affine::spec().subgroup_test else { panic!("G1's test") };
+        let beta: Fq = field_of(beta);
+        let g1_holds = |p: G1Affine| {
+            let times_x = |q: G1Projective| q.mul_bigint([*x]);
+            G1Affine::new_unchecked(beta * p.x, p.y) == (-times_x(times_x(p.into_group()))).into_affine()
+        };
+        let SubgroupTest::BlsG2 { x, x_negative, psi } = &G2Affine::spec().subgroup_test else { panic!("G2's test") };
+        let [psi_x, psi_y] = psi.clone().map(|c| Fq2::new(field_of(&c[0]), field_of(&c[1])));
+        let g2_holds = |p: G2Affine| {
+            let x_p = p.into_group().mul_bigint([*x]);
+            let x_p = if *x_negative { -x_p } else { x_p };
+            let conjugate = |a: Fq2| Fq2::new(a.c0, -a.c1);
+            G2Affine::new_unchecked(conjugate(p.x) * psi_x, conjugate(p.y) * psi_y) == x_p.into_affine()
+        };
+        for _ in 0..8 {
+            assert!(g1_holds(G1Projective::rand(&mut rng).into_affine()));
+            assert!(g2_holds(G2Projective::rand(&mut rng).into_affine()));
+            let g1_off = std::iter::repeat_with(|| G1Affine::get_point_from_x_unchecked(Fq::rand(&mut rng), false));
+            let g1_off = g1_off.flatten().next().expect("half of all x");
+            assert!(!g1_off.is_in_correct_subgroup_assuming_on_curve() && !g1_holds(g1_off));
+            let g2_off = std::iter::repeat_with(|| G2Affine::get_point_from_x_unchecked(Fq2::rand(&mut rng), false));
+            let g2_off = g2_off.flatten().next().expect("half of all x");
+            assert!(!g2_off.is_in_correct_subgroup_assuming_on_curve() && !g2_holds(g2_off));
+        }
+        assert!(g1_holds(G1Affine::generator()) && g2_holds(G2Affine::generator()));
+    }
 }

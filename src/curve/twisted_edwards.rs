@@ -6,7 +6,7 @@ use ark_ec::twisted_edwards::{Affine, Projective, TECurveConfig};
 use ark_ff::{Field, PrimeField, Zero};
 
 use super::{biguint_of, push_field_words, spec_of, write_limbs, xy_from_le};
-use super::{sealed::Sealed, CurveId, Equation, CurveSpec, GpuCurve, MontgomeryLimbs, PointError};
+use super::{sealed::Sealed, CurveId, CurveSpec, Equation, GpuCurve, MontgomeryLimbs, PointError, SubgroupTest};
 
 /// The arkworks configuration of a twisted Edwards curve with a = −1 in the registry.
 /// Unnameable outside the crate, so [`GpuCurve`] stays sealed.
@@ -30,7 +30,7 @@ impl<C: TwistedEdwardsAMinus1> GpuCurve for Affine<C> {
     fn spec() -> &'static CurveSpec {
         spec_of::<C>(C::ID, || {
             assert!(C::COEFF_A == -C::BaseField::ONE, "{}: the formulas assume a = −1", C::ID);
-            (Equation::TwistedEdwardsAMinus1 { d: biguint_of(&C::COEFF_D) }, None)
+            (Equation::TwistedEdwardsAMinus1 { d: biguint_of(&C::COEFF_D) }, None, SubgroupTest::Order)
         })
     }
 

@@ -13,7 +13,8 @@
 //! `te_points` (extended Edwards arithmetic), and `stash` ([`stash`]: workgroup memory where an
 //! addition parks a value).
 
-use crate::point_model::RunningCurve;
+use crate::curve::SubgroupTest;
+use crate::point_model::{PointModel, RunningCurve};
 
 use super::{field_gen, fp2, scalar_gen, stash, MulForm};
 
@@ -43,11 +44,17 @@ pub enum Define {
     /// `EDWARDS_INCOMPLETE`: d is a square, so some Edwards additions are exceptional (a
     /// Weierstrass curve's Edwards model, see `shaders/te_points.wgsl`).
     EdwardsIncomplete,
+    /// `SUBGROUP_BY_ORDER`: `check_subgroup` multiplies by r (`SubgroupTest::Order`).
+    SubgroupByOrder,
+    /// `SUBGROUP_BLS_G1`: `check_subgroup` tests φ(P) = −[x²]·P (`SubgroupTest::BlsG1`).
+    SubgroupBlsG1,
+    /// `SUBGROUP_BLS_G2`: `check_subgroup` tests ψ(P) = [x]·P (`SubgroupTest::BlsG2`).
+    SubgroupBlsG2,
 }
 
 impl Define {
     /// Every define.
-    pub const ALL: [Define; 7] = [
+    pub const ALL: [Define; 10] = [
         Define::ProductsBatched,
         Define::SumsFused,
         Define::FpSumsFused,
@@ -55,6 +62,9 @@ impl Define {
         Define::StoredNielsZ,
         Define::NormalizeStoredPoints,
         Define::EdwardsIncomplete,
+        Define::SubgroupByOrder,
+        Define::SubgroupBlsG1,
+        Define::SubgroupBlsG2,
     ];
 
     /// The name templates test it by.
@@ -67,6 +77,9 @@ impl Define {
             Define::StoredNielsZ => "STORED_NIELS_Z",
             Define::NormalizeStoredPoints => "NORMALIZE_STORED_POINTS",
             Define::EdwardsIncomplete => "EDWARDS_INCOMPLETE",
+            Define::SubgroupByOrder => "SUBGROUP_BY_ORDER",
+            Define::SubgroupBlsG1 => "SUBGROUP_BLS_G1",
+            Define::SubgroupBlsG2 => "SUBGROUP_BLS_G2",
         }
     }
 
@@ -84,8 +97,23 @@ impl Define {
             Define::StoredNielsZ => curve.model.stored_niels_z(),
             Define::NormalizeStoredPoints => curve.model.normalizes_stored_points(),
             Define::EdwardsIncomplete => curve.model.on_edwards_image(),
+            // The endomorphism tests run on the curve's own projective points (whose constants
+            // PointModel::Projective emits); any other model multiplies by r.
+            Define::SubgroupByOrder => !by_endomorphism(curve),
+            Define::SubgroupBlsG1 => {
+                by_endomorphism(curve) && matches!(spec.subgroup_test, SubgroupTest::BlsG1 { .. })
+            }
+            Define::SubgroupBlsG2 => {
+                by_endomorphism(curve) && matches!(spec.subgroup_test, SubgroupTest::BlsG2 { .. })
+            }
         }
     }
+}
+
+/// Whether `check_subgroup` of `curve` tests by the curve's endomorphism rather than by r: where
+/// it has one and its kernels add its own projective points.
+fn by_endomorphism(curve: RunningCurve) -> bool {
+    curve.model == PointModel::Projective && curve.spec.subgroup_test != SubgroupTest::Order
 }
 
 /// A compute stage of the pipeline; each has one template file and one or more entry points.

@@ -8,7 +8,7 @@
 
 use num_bigint::BigUint;
 
-use crate::curve::{CurveSpec, SCALAR_WORDS};
+use crate::curve::{CurveSpec, SubgroupTest, SCALAR_WORDS};
 use crate::limbs::split_limbs;
 
 use super::mont::Code;
@@ -33,6 +33,11 @@ pub fn scalar_module(spec: &CurveSpec) -> String {
     c.line(0, format!("const GROUP_ORDER_BITS: u32 = {}u;", r.bits()));
     let words: Vec<String> = split_limbs(r, SCALAR_WORDS, 32).iter().map(|w| format!("{w}u")).collect();
     c.line(0, format!("const GROUP_ORDER = array<u32, {SCALAR_WORDS}>({});", words.join(", ")));
+    if let SubgroupTest::BlsG1 { x, .. } | SubgroupTest::BlsG2 { x, .. } = spec.subgroup_test {
+        c.line(0, "// |x|, the BLS parameter's magnitude, low word first (check_subgroup's endomorphism test).");
+        c.line(0, format!("const BLS_X_BITS: u32 = {}u;", 64 - x.leading_zeros()));
+        c.line(0, format!("const BLS_X = array<u32, 2>({}u, {}u);", x as u32, x >> 32));
+    }
     let reductions: BigUint = (BigUint::from(1u32) << (32 * SCALAR_WORDS)) / r;
     c.line(0, "// Subtractions of r that bring any integer below 2^256 below r (scalar_blind).");
     c.line(0, format!("const SCALAR_REDUCTIONS: u32 = {reductions}u;"));
