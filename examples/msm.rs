@@ -28,8 +28,8 @@
 //! `--check-subgroup` times `prepare` with `MsmConfig::check_subgroup` against a plain `prepare`
 //! of the same points (its first run compiles the check, its second is reported as its cost).
 //! `--blinding` times calls over prepared bases with and without `MsmConfig::blinding` on
-//! uniform, all-zero and all-equal scalars (median of `--warm-calls`, at least 5, each): blinded,
-//! the three should take the same time.
+//! uniform, all-zero and all-equal scalars (median of `--warm-calls`, at least 5, each, in
+//! rotating rounds): blinded, the three should take the same time.
 //! `--chunk-len N` makes hardware GPUs' plans accumulate N entries per thread (a power of two,
 //! at least 16; `webgpu_msm::plan::force_hardware_chunk_len`), to measure on a device how the
 //! accumulation's thread count matters.
@@ -452,15 +452,17 @@ fn print_blinding<G: GpuCurve>(ctx: &MsmContext, points: &[G], uniform: &[G::Sca
     let equal = vec![uniform[0]; uniform.len()];
     let kinds = [("uniform", uniform), ("all zero", &zeros[..]), ("all equal", &equal[..])];
     let expected: Vec<G::Group> = kinds.iter().map(|(_, s)| G::Group::msm(points, s).expect("same lengths")).collect();
-    // Round-robin over every (bases, scalars) pair, so that drift in the machine's speed falls on
-    // all of them alike.
+    // Rounds of every (bases, scalars) pair, so that drift in the machine's speed falls on all
+    // of them alike: the blinded calls together, then the plain ones, each round starting from
+    // the next kind of scalars (no kind always follows the same call).
     let mut times = vec![Vec::new(); 2 * kinds.len()];
     let mut right = true;
-    for _ in 0..calls {
-        for (k, (_, scalars)) in kinds.iter().enumerate() {
-            for (b, bases) in [&plain, &blinded].into_iter().enumerate() {
+    for round in 0..calls {
+        for (b, bases) in [&plain, &blinded].into_iter().enumerate().rev() {
+            for j in 0..kinds.len() {
+                let k = (round + j) % kinds.len();
                 let started = Instant::now();
-                right &= pollster::block_on(ctx.msm(bases, scalars)).as_ref() == Ok(&expected[k]);
+                right &= pollster::block_on(ctx.msm(bases, kinds[k].1)).as_ref() == Ok(&expected[k]);
                 times[2 * k + b].push(started.elapsed());
             }
         }

@@ -189,36 +189,28 @@ fn normalize_points(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
 }
 #endif
 
-#if SUBGROUP_BY_ORDER
-// Whether stored point q is in the prime-order group: [r]·q by double-and-add over the bits of
-// the group order r (GROUP_ORDER, from the top) is the neutral element exactly then. On a
-// Weierstrass curve's Edwards model a multiple of a point outside the group may meet an
-// exceptional addition, whose all-zero result is not the neutral element either.
-fn in_subgroup(q: Stored) -> bool {
-    let order = GROUP_ORDER;
+// [k]·q for check_subgroup's constant k (SUBGROUP_SCALAR: r, or the BLS parameter's x² or |x|),
+// by double-and-add from the top bit with mixed additions of q.
+fn times_subgroup_scalar(q: Stored) -> Point {
+    let k = SUBGROUP_SCALAR;
     var p = point_identity();
-    for (var bit = GROUP_ORDER_BITS; bit > 0u; bit = bit - 1u) {
+    for (var bit = SUBGROUP_SCALAR_BITS; bit > 0u; bit = bit - 1u) {
         p = point_double(p);
-        if (((order[(bit - 1u) >> 5u] >> ((bit - 1u) & 31u)) & 1u) == 1u) {
+        if (((k[(bit - 1u) >> 5u] >> ((bit - 1u) & 31u)) & 1u) == 1u) {
             p = point_add_stored(p, q);
         }
     }
-    return point_is_neutral(p);
-}
-#else
-// [|x|]·p, x the BLS parameter (BLS_X: 64 bits), by double-and-add.
-fn times_bls_x(p: Point) -> Point {
-    let x = BLS_X;
-    var r = point_identity();
-    for (var bit = BLS_X_BITS; bit > 0u; bit = bit - 1u) {
-        r = point_double(r);
-        if (((x[(bit - 1u) >> 5u] >> ((bit - 1u) & 31u)) & 1u) == 1u) {
-            r = point_add(r, p);
-        }
-    }
-    return r;
+    return p;
 }
 
+#if SUBGROUP_BY_ORDER
+// Whether stored point q is in the prime-order group: [r]·q is the neutral element exactly then.
+// On a Weierstrass curve's Edwards model a multiple of a point outside the group may meet an
+// exceptional addition, whose all-zero result is not the neutral element either.
+fn in_subgroup(q: Stored) -> bool {
+    return point_is_neutral(times_subgroup_scalar(q));
+}
+#else
 // Whether projective p is the affine point (x, y).
 fn point_is_affine(p: Point, x: Field, y: Field) -> bool {
     let m = field_mul_x2(x, p.z, y, p.z);
@@ -228,23 +220,18 @@ fn point_is_affine(p: Point, x: Field, y: Field) -> bool {
 
 #if SUBGROUP_BLS_G1
 // Whether stored (affine) point q is in G1 of a BLS12 curve (src/curve/mod.rs, SubgroupTest):
-// [x]·q ≠ q, and φ(q) = (β·x, y) equals −[x²]·q. Two multiplications by the 64-bit |x|.
+// [x²]·q equals −φ(q) = (β·x, −y).
 fn in_subgroup(q: Stored) -> bool {
-    let xq = times_bls_x(point_from_affine(q));
-    if (point_is_affine(xq, q.x, q.y)) {
-        return false;
-    }
-    return point_is_affine(times_bls_x(xq), field_mul(BLS_BETA, q.x), field_neg(q.y));
+    return point_is_affine(times_subgroup_scalar(q), field_mul(BLS_BETA, q.x), field_neg(q.y));
 }
 #endif
 
 #if SUBGROUP_BLS_G2
-// Whether stored (affine) point q is in G2 of a BLS12 curve: ψ(q) equals [x]·q, that is
-// (x̄·PSI_X, ȳ·PSI_Y) equals [|x|]·q (PSI_Y carries x's sign). One multiplication by the 64-bit
-// |x|.
+// Whether stored (affine) point q is in G2 of a BLS12 curve: [x]·q equals ψ(q), that is [|x|]·q
+// equals (x̄·PSI_X, ȳ·PSI_Y) (PSI_Y carries x's sign).
 fn in_subgroup(q: Stored) -> bool {
     let psi = field_mul_x2(field_conjugate(q.x), PSI_X, field_conjugate(q.y), PSI_Y);
-    return point_is_affine(times_bls_x(point_from_affine(q)), psi.r[0], psi.r[1]);
+    return point_is_affine(times_subgroup_scalar(q), psi.r[0], psi.r[1]);
 }
 #endif
 

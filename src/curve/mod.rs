@@ -44,9 +44,9 @@ pub enum SubgroupTest {
     /// [r]·P is the identity: double-and-add over r's bits (any curve).
     Order,
     /// BLS12 G1 (Scott, "A note on group membership tests for G1, G2 and GT on BLS
-    /// pairing-friendly curves", eprint 2021/1130, §6): P is in G1 exactly when
-    /// φ(P) = −[x²]·P, where φ(x, y) = (β·x, y), and [x]·P ≠ P (unless P is the identity). Two
-    /// multiplications by the 64-bit |x| instead of one by r.
+    /// pairing-friendly curves", eprint 2021/1130, §6, with the proof of eprint 2022/352): P is
+    /// in G1 exactly when [x²]·P = −φ(P), where φ(x, y) = (β·x, y): a multiplication by the
+    /// 128-bit x² instead of the 255-bit r.
     BlsG1 {
         /// |x|, the BLS parameter's magnitude.
         x: u64,
@@ -54,7 +54,8 @@ pub enum SubgroupTest {
         beta: BigUint,
     },
     /// BLS12 G2 (the same paper, §4): P is in G2 exactly when ψ(P) = [x]·P, where ψ is the
-    /// untwist-Frobenius-twist endomorphism ψ(x, y) = (x̄·ψx, ȳ·ψy) (x̄ the conjugate in Fp2).
+    /// untwist-Frobenius-twist endomorphism ψ(x, y) = (x̄·ψx, ȳ·ψy) (x̄ the conjugate in Fp2): a
+    /// multiplication by the 64-bit |x|.
     BlsG2 {
         /// |x|.
         x: u64,

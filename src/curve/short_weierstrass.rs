@@ -216,5 +216,7 @@ mod tests {
             assert!(!g2_off.is_in_correct_subgroup_assuming_on_curve() && !g2_holds(g2_off));
         }
         assert!(g1_holds(G1Affine::generator()) && g2_holds(G2Affine::generator()));
+        // (0, 2) has order 3, and φ fixes it.
+        assert!(!g1_holds(G1Affine::new_unchecked(Fq::from(0u8), Fq::from(2u8))));
     }
 }
