@@ -74,8 +74,9 @@ impl BufferSizes {
                 true => n * field,
                 false => 0,
             },
-            // Prepared bases hold the factors (PreparedPass::blinding).
-            Buffer::Blinding => 0,
+            // Prepared bases hold the factors (PreparedPass::blinding); the workspace's stands
+            // in for them in unblinded runs, at the binding's minimum of one factor.
+            Buffer::Blinding => SCALAR_WORDS as u64 * 4,
         });
         // Zero-sized bindings are invalid; keep every buffer at least one 16-byte slot.
         BufferSizes { sizes: sizes.map(|s| s.max(16)), shared: true }

@@ -505,14 +505,11 @@ fn scalar_sets(scalars: &JsValue) -> Result<(Vec<Vec<u8>>, bool), JsValue> {
     Ok((sets, true))
 }
 
-/// `MsmOptions` out of JS: what [`MsmConfig`] holds, owned.
+/// `MsmOptions` out of JS: what [`MsmConfig`] holds, owned (the cache apart, which the config
+/// borrows).
 struct Options {
-    point_form: PointForm,
-    precompute_factor: u32,
-    check_subgroup: bool,
-    blinding: Option<[u8; 32]>,
+    config: MsmConfig<'static>,
     cache: Option<Rc<crate::BaseCache>>,
-    profile: bool,
 }
 
 impl Options {
@@ -520,17 +517,10 @@ impl Options {
     /// integer (its range is checked where it is used), 1 when absent; `checkSubgroup`: a
     /// boolean; `blind`: a boolean (a seed drawn here when true); `cache`: a `BaseCache`.
     fn parse(options: Option<&js_sys::Object>) -> Result<Self, JsValue> {
-        let mut parsed = Options {
-            point_form: PointForm::Canonical,
-            precompute_factor: 1,
-            check_subgroup: false,
-            blinding: None,
-            cache: None,
-            profile: false,
-        };
+        let mut parsed = Options { config: MsmConfig::default(), cache: None };
         let Some(options) = options else { return Ok(parsed) };
         let form = Reflect::get(options, &"pointForm".into())?;
-        parsed.point_form = match form.as_string().as_deref() {
+        parsed.config.point_form = match form.as_string().as_deref() {
             None if form.is_undefined() => PointForm::Canonical,
             Some("canonical") => PointForm::Canonical,
             Some("montgomery") => PointForm::Montgomery,
@@ -539,19 +529,21 @@ impl Options {
         let factor = Reflect::get(options, &"precomputeFactor".into())?;
         if !factor.is_undefined() {
             let integer = factor.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f));
-            parsed.precompute_factor = integer.ok_or_else(|| type_error("precomputeFactor must be an integer"))? as u32;
+            parsed.config.precompute_factor =
+                integer.ok_or_else(|| type_error("precomputeFactor must be an integer"))? as u32;
         }
         let check = Reflect::get(options, &"checkSubgroup".into())?;
         if !check.is_undefined() {
-            parsed.check_subgroup = check.as_bool().ok_or_else(|| type_error("checkSubgroup must be a boolean"))?;
+            parsed.config.check_subgroup =
+                check.as_bool().ok_or_else(|| type_error("checkSubgroup must be a boolean"))?;
         }
         let blind = Reflect::get(options, &"blind".into())?;
         if !blind.is_undefined() && blind.as_bool().ok_or_else(|| type_error("blind must be a boolean"))? {
-            parsed.blinding = Some(random_seed()?);
+            parsed.config.blinding = Some(random_seed()?);
         }
         let profile = Reflect::get(options, &"profile".into())?;
         if !profile.is_undefined() {
-            parsed.profile = profile.as_bool().ok_or_else(|| type_error("profile must be a boolean"))?;
+            parsed.config.profile = profile.as_bool().ok_or_else(|| type_error("profile must be a boolean"))?;
         }
         let cache = Reflect::get(options, &"cache".into())?;
         if !cache.is_undefined() {
@@ -564,14 +556,7 @@ impl Options {
     }
 
     fn config(&self) -> MsmConfig<'_> {
-        MsmConfig {
-            point_form: self.point_form,
-            precompute_factor: self.precompute_factor,
-            check_subgroup: self.check_subgroup,
-            blinding: self.blinding,
-            cache: self.cache.as_deref(),
-            profile: self.profile,
-        }
+        MsmConfig { cache: self.cache.as_deref(), ..self.config }
     }
 }
 
