@@ -228,7 +228,7 @@ fn in_subgroup(q: Stored) -> bool {
 
 #if SUBGROUP_BLS_G2
 // Whether stored (affine) point q is in G2 of a BLS12 curve: [x]·q equals ψ(q), that is [|x|]·q
-// equals (x̄·PSI_X, ȳ·PSI_Y) (PSI_Y carries x's sign).
+// equals (x̄·PSI_X, ȳ·PSI_Y) (PSI_Y carries x's sign: src/curve/mod.rs, SubgroupTest).
 fn in_subgroup(q: Stored) -> bool {
     let psi = field_mul_x2(field_conjugate(q.x), PSI_X, field_conjugate(q.y), PSI_Y);
     return point_is_affine(times_subgroup_scalar(q), psi.r[0], psi.r[1]);

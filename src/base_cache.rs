@@ -47,8 +47,8 @@ pub struct CacheStats {
 /// points that a cached set holds, or begins with, runs on that set and uploads only scalars;
 /// other points are prepared and kept. Each set is prepared on the context of the call that
 /// first saw it, and only calls on that context (in the same point form, precompute factor,
-/// subgroup check and blinding) find it. Sets are recognised by a keyed 128-bit hash of their bytes, drawn
-/// anew for each cache, and by the hashes of their last 64 prefixes.
+/// subgroup check and blinding) find it. Sets are recognised by a keyed 128-bit hash of their
+/// bytes, drawn anew for each cache, and by the hashes of their last 64 prefixes.
 pub struct BaseCache {
     key: [u64; 4],
     max_gpu_bytes: Option<u64>,

@@ -66,8 +66,8 @@ pub const MAX_PRECOMPUTE_FACTOR: u32 = 16;
 /// [`MsmContext::msm_bytes`](crate::MsmContext::msm_bytes),
 /// [`MultiGpu::msm_with`](crate::MultiGpu::msm_with)) or the preparing of bases
 /// ([`MsmContext::prepare`](crate::MsmContext::prepare) and its kin, which read only
-/// `point_form`, `precompute_factor`, `check_subgroup` and `blinding`). `MsmConfig::default()` is a plain call; set the
-/// fields that differ with `..MsmConfig::default()`.
+/// `point_form`, `precompute_factor`, `check_subgroup` and `blinding`). `MsmConfig::default()`
+/// is a plain call; set the fields that differ with `..MsmConfig::default()`.
 ///
 /// A call's batch size is the number of scalar sets it is given, and an MSM over prepared bases
 /// with fewer scalars than bases runs over the first bases (a prefix): neither is a field.

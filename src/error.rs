@@ -144,3 +144,29 @@ pub enum MsmError {
     #[error("GPU returned an invalid point ({0})")]
     InvalidGpuResult(String),
 }
+
+// Several devices' shares (MultiGpu, native only) name points of the whole input.
+#[cfg(not(target_arch = "wasm32"))]
+impl MsmError {
+    /// The index of the bad input point this error names, if it names one.
+    pub(crate) fn point_index(&self) -> Option<usize> {
+        match self {
+            MsmError::CoordinateOutOfRange { index }
+            | MsmError::NotOnCurve { index }
+            | MsmError::NotInSubgroup { index } => Some(*index),
+            _ => None,
+        }
+    }
+
+    /// This error with the point index it names counted from `start` on (the error of a part of
+    /// an input that begins at `start`); others as they are.
+    pub(crate) fn shifted_by(mut self, start: usize) -> Self {
+        if let MsmError::CoordinateOutOfRange { index }
+        | MsmError::NotOnCurve { index }
+        | MsmError::NotInSubgroup { index } = &mut self
+        {
+            *index += start;
+        }
+        self
+    }
+}

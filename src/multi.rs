@@ -304,10 +304,7 @@ impl MultiGpu {
     /// `e` from device `i`'s share starting at point `start`, as the whole input's error: point
     /// indices shifted, a device loss recorded (later calls skip the device) and named.
     fn in_whole_input(&self, i: usize, start: usize, e: MsmError) -> MsmError {
-        match e {
-            MsmError::NotOnCurve { index } => MsmError::NotOnCurve { index: start + index },
-            MsmError::NotInSubgroup { index } => MsmError::NotInSubgroup { index: start + index },
-            MsmError::CoordinateOutOfRange { index } => MsmError::CoordinateOutOfRange { index: start + index },
+        match e.shifted_by(start) {
             MsmError::DeviceLost(why) => {
                 self.devices[i].lost.store(true, Ordering::Relaxed);
                 MsmError::DeviceLost(format!("{}: {why}", self.devices[i].name))
@@ -384,13 +381,7 @@ impl Device {
 /// Whether error `a` is reported before `b`: the one naming the lower point first, then any
 /// other error before none.
 fn precedes(a: &MsmError, b: &MsmError) -> bool {
-    let index = |e: &MsmError| match e {
-        MsmError::NotOnCurve { index }
-        | MsmError::CoordinateOutOfRange { index }
-        | MsmError::NotInSubgroup { index } => Some(*index),
-        _ => None,
-    };
-    match (index(a), index(b)) {
+    match (a.point_index(), b.point_index()) {
         (Some(x), Some(y)) => x < y,
         (None, Some(_)) => true,
         _ => false,

@@ -273,15 +273,10 @@ impl<'a> RunningCurve<'a> {
                     SubgroupTest::BlsG1 { beta, .. } => {
                         constants.push(value("BLS_BETA", "β of φ(x, y) = (β·x, y), Montgomery form", beta.clone()))
                     }
-                    SubgroupTest::BlsG2 { psi: [psi_x, psi_y], x_negative, .. } => {
-                        let doc = "ψ(x, y) = (x̄·PSI_X, ȳ·PSI_Y), Montgomery form";
+                    SubgroupTest::BlsG2 { psi: [psi_x, psi_y], .. } => {
+                        let doc = "[|x|]·P = (x̄·PSI_X, ȳ·PSI_Y) on G2, Montgomery form";
                         constants.push(ShaderConstant::Value { name: "PSI_X", doc, components: psi_x.clone() });
-                        // The kernel compares ψ(P) with [|x|]·P: for x < 0, −ψ(P) = [|x|]·P.
-                        let (doc, psi_y) = match x_negative {
-                            true => ("−ψy (x < 0): −ψ(x, y) = (x̄·PSI_X, ȳ·PSI_Y), Montgomery form", psi_y.iter().map(|c| (p - c) % p).collect()),
-                            false => (doc, psi_y.clone()),
-                        };
-                        constants.push(ShaderConstant::Value { name: "PSI_Y", doc, components: psi_y });
+                        constants.push(ShaderConstant::Value { name: "PSI_Y", doc, components: psi_y.clone() });
                     }
                 }
                 constants

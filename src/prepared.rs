@@ -162,7 +162,7 @@ impl MsmContext {
     ) -> Result<PreparedBases<G>, MsmError> {
         let fold = config.precompute_factor;
         // Blinding computes (s + b) mod r, which is s + b only on the prime-order group.
-        let check_subgroup = config.check_subgroup || config.blinding.is_some();
+        let check = (config.check_subgroup || config.blinding.is_some()) && !G::spec().prime_order;
         if !(1..=MAX_PRECOMPUTE_FACTOR).contains(&fold) {
             return Err(MsmError::InvalidPrecomputeFactor { factor: fold, max: MAX_PRECOMPUTE_FACTOR });
         }
@@ -182,7 +182,6 @@ impl MsmContext {
         for start in (0..n).step_by(pass_len) {
             let pass_points = points.pass(start..(start + pass_len).min(n));
             let folded = (fold > 1).then(|| Plan::folded(pass_points.len() as u32, MAX_SCALAR_BITS, fold));
-            let check = check_subgroup && !G::spec().prime_order;
             let pass = self.convert_pass(&runner, &pass_points, folded, check).await?;
             let faults = Faults::from_words(&self.gpu().read_words(&pass.faults, FAULTS_BYTES).await?);
             faults.check(start)?;

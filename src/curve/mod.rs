@@ -55,14 +55,12 @@ pub enum SubgroupTest {
     },
     /// BLS12 G2 (the same paper, §4): P is in G2 exactly when ψ(P) = [x]·P, where ψ is the
     /// untwist-Frobenius-twist endomorphism ψ(x, y) = (x̄·ψx, ȳ·ψy) (x̄ the conjugate in Fp2): a
-    /// multiplication by the 64-bit |x|.
+    /// multiplication by the 64-bit |x|, compared with ±ψ(P).
     BlsG2 {
         /// |x|.
         x: u64,
-        /// Whether x < 0 (then [x]·P = −[|x|]·P).
-        x_negative: bool,
-        /// ψx = 1/ξ^((p−1)/3) and ψy = 1/ξ^((p−1)/2), ξ the twist's non-residue: their
-        /// components over Fp.
+        /// The components over Fp of ψx = 1/ξ^((p−1)/3) and of ±ψy = ±1/ξ^((p−1)/2) (ξ the
+        /// twist's non-residue), ψy negated where x < 0: then [|x|]·P = (x̄·ψx, ȳ·(−ψy)).
         psi: [Vec<BigUint>; 2],
     },
 }
