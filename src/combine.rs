@@ -7,7 +7,7 @@ use num_bigint::BigUint;
 use ark_ff::{Field, PrimeField, Zero};
 
 use crate::curve::{GpuCurve, MontgomeryLimbs};
-use crate::limbs::{unpack_limbs, Montgomery, LIMB_BITS};
+use crate::limbs::Montgomery;
 use crate::plan::Plan;
 use crate::point_model::RunningCurve;
 use crate::upload::{Points, Scalars};
@@ -44,40 +44,30 @@ pub(crate) fn points_from_gpu<G: GpuCurve>(
 }
 
 /// Turns GPU storage words of base-field elements into arkworks elements with no big-integer
-/// arithmetic: the limbs are regrouped into 64-bit words, read as arkworks' Montgomery form,
-/// and, where the GPU's R differs from arkworks' (13-bit limbs), multiplied once by R_ark/R.
-struct FieldDecoder<'a, F> {
-    field: &'a Montgomery,
+/// arithmetic: the words (the Montgomery-form value, in either limb width) are paired into
+/// 64-bit words, read as arkworks' Montgomery form, and, where the GPU's R differs from
+/// arkworks' (13-bit limbs), multiplied once by R_ark/R.
+struct FieldDecoder<F> {
     /// R_ark/R mod p, or `None` where they are equal (32-bit limbs).
     to_arkworks: Option<F>,
 }
 
-/// Most 64-bit words of a stored element (30 13-bit limbs: 390 bits).
-const MAX_STORED_WORDS: usize = 8;
+/// Most 64-bit words of a stored element (a 381-bit field: 6).
+const MAX_STORED_WORDS: usize = 6;
 
-impl<'a, F: PrimeField + MontgomeryLimbs> FieldDecoder<'a, F> {
-    fn new(field: &'a Montgomery) -> Self {
+impl<F: PrimeField + MontgomeryLimbs> FieldDecoder<F> {
+    fn new(field: &Montgomery) -> Self {
         let r_ark = BigUint::from(1u32) << (64 * F::MODULUS.as_ref().len());
         let factor = (r_ark % &field.modulus * &field.r_inv) % &field.modulus;
         let to_arkworks = (factor != BigUint::from(1u32)).then(|| F::from_le_bytes_mod_order(&factor.to_bytes_le()));
-        FieldDecoder { field, to_arkworks }
+        FieldDecoder { to_arkworks }
     }
 
     /// The element stored in `words`, or `None` if it is not below p.
     fn decode(&self, words: &[u32]) -> Option<F> {
         let mut value = [0u64; MAX_STORED_WORDS];
-        if self.field.limb_bits == LIMB_BITS {
-            for (i, limb) in unpack_limbs(words).into_iter().enumerate() {
-                let (word, shift) = (i * LIMB_BITS as usize / 64, i * LIMB_BITS as usize % 64);
-                value[word] |= u64::from(limb) << shift;
-                if shift + LIMB_BITS as usize > 64 {
-                    value[word + 1] |= u64::from(limb) >> (64 - shift);
-                }
-            }
-        } else {
-            for (i, pair) in words.chunks(2).enumerate() {
-                value[i] = u64::from(pair[0]) | u64::from(pair.get(1).copied().unwrap_or(0)) << 32;
-            }
+        for (i, pair) in words.chunks(2).enumerate() {
+            value[i] = u64::from(pair[0]) | u64::from(pair.get(1).copied().unwrap_or(0)) << 32;
         }
         let element = F::from_montgomery_limbs(&value)?;
         Some(self.to_arkworks.map_or(element, |factor| element * factor))

@@ -167,7 +167,7 @@ pub fn from_limbs(limbs: &[u32]) -> BigUint {
     join_limbs(limbs, LIMB_BITS)
 }
 
-/// Packs 13-bit limbs two per `u32`, the storage-buffer layout.
+/// Packs 13-bit limbs two per `u32`, the register layout of the form that keeps values packed.
 pub fn pack_limbs(limbs: &[u32]) -> Vec<u32> {
     limbs.chunks(2).map(|p| p[0] | (p.get(1).copied().unwrap_or(0) << 16)).collect()
 }
@@ -238,7 +238,8 @@ impl Montgomery {
     /// Parameters for the prime `modulus` with limbs of `limb_bits` bits.
     pub fn with_limb_bits(modulus: &BigUint, limb_bits: u32) -> Self {
         let bits = modulus.bits() as u32 + 2;
-        // 13-bit limbs are stored and multiplied in pairs (two per u32): an even count.
+        // 13-bit limbs are held and multiplied in pairs (two per u32 where values are packed):
+        // an even count.
         let limbs = match limb_bits {
             LIMB_BITS => (bits.div_ceil(limb_bits) as usize).next_multiple_of(2),
             WIDE_LIMB_BITS => wide_limbs(modulus),
@@ -286,8 +287,19 @@ impl Montgomery {
         (1..=at_most.clamp(1, self.limbs)).rev().find(|r| self.limbs.is_multiple_of(*r)).expect("1 divides")
     }
 
-    /// `u32` words of one field element in storage buffers (`PackedField` in WGSL).
+    /// `u32` words of one field element in storage buffers (`PackedField` in WGSL): the
+    /// little-endian words of its value, which every stored value keeps below p. 13-bit limbs
+    /// lie end to end there (a 254-bit field's 20 limbs in 8 words, not 10 of two limbs each),
+    /// and a 9-limb 32-bit field below 2^256 stores 8: storage holds the value's bits, registers
+    /// its limbs.
     pub fn storage_words(&self) -> usize {
+        (self.modulus.bits() as usize).div_ceil(32)
+    }
+
+    /// `u32` words of one field element between operations in registers: the 32-bit limbs, or
+    /// the 13-bit limbs two per word as the form that keeps values packed holds them
+    /// (`src/wgsl/field_packed.rs`).
+    pub fn register_words(&self) -> usize {
         if self.limb_bits == LIMB_BITS {
             self.limbs.div_ceil(2)
         } else {
@@ -297,24 +309,11 @@ impl Montgomery {
 
     /// Storage words of `value` in Montgomery form, as the shaders keep it.
     pub fn to_storage(&self, value: &BigUint) -> Vec<u32> {
-        self.limbs_to_storage(&self.to_mont_limbs(value))
+        to_words(&((value * &self.r_mod_p) % &self.modulus), self.storage_words())
     }
 
     /// Canonical value of a Montgomery-form element read from storage.
     pub fn from_storage(&self, words: &[u32]) -> BigUint {
-        if self.limb_bits == LIMB_BITS {
-            self.from_mont_limbs(&unpack_limbs(words))
-        } else {
-            self.from_mont_limbs(words)
-        }
-    }
-
-    /// Storage words of limbs (packed two per word for 13-bit limbs).
-    pub fn limbs_to_storage(&self, limbs: &[u32]) -> Vec<u32> {
-        if self.limb_bits == LIMB_BITS {
-            pack_limbs(limbs)
-        } else {
-            limbs.to_vec()
-        }
+        (BigUint::from_slice(words) * &self.r_inv) % &self.modulus
     }
 }

@@ -373,6 +373,10 @@ fn limb_conversions_round_trip() {
             assert_eq!(join_limbs(&wide.limbs_of(&x), 32), x);
             assert_eq!(wide.from_storage(&wide.to_storage(&x)), x);
         }
+        // Storage holds the value's words in either limb width: an element takes the bytes of
+        // a canonical coordinate (a 9-limb 32-bit field and 20 or 30 13-bit limbs included).
+        assert_eq!(m.storage_words(), spec.base_words(), "{}", spec.name);
+        assert_eq!(spec.wide_field.storage_words(), spec.base_words(), "{}", spec.name);
     }
 }
 

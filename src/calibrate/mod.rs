@@ -77,6 +77,7 @@ use crate::gpu::device_profile::Bench;
 use crate::gpu::pipelines::stage_pipelines;
 use crate::gpu::run::{submit_pass, PointSource};
 use crate::inputs::random_points;
+use crate::limbs::to_words;
 use crate::plan::Plan;
 use crate::point_model::RunningCurve;
 use crate::runner::CurveRunner;
@@ -246,7 +247,7 @@ impl<'a> Microbenchmark<'a> {
         let field = curve.spec.field_for(form);
         let elements = 64 * curve.spec.degree() as u32;
         let pattern = (0..elements)
-            .flat_map(|i| field.limbs_to_storage(&field.limbs_of(&BigUint::from(i + (1 << 13)))))
+            .flat_map(|i| to_words(&BigUint::from(i + (1 << 13)), field.storage_words()))
             .collect();
         Microbenchmark { gpu, curve, form, bench, pipeline, pattern }
     }
@@ -547,7 +548,7 @@ async fn rates(
 }
 
 /// Whether multiplication `rates` settle the field form on a hardware GPU: the form with the
-/// fastest multiplication holds a field element in no more storage words than any other. A
+/// fastest multiplication holds a field element in no more register words than any other. A
 /// mixed addition is 7–11 multiplications plus additions, subtractions and moves over every
 /// word, with more values live than a multiplication; a form with more words does more of that
 /// work and spills sooner, so its additions cannot overtake a form that already multiplies
@@ -555,7 +556,7 @@ async fn rates(
 /// or 12.)
 fn multiplications_settle(spec: &CurveSpec, rates: &[(MulForm, f64)]) -> bool {
     best_of(rates)
-        .is_none_or(|fastest| rates.iter().all(|&(form, _)| spec.packed_words(fastest) <= spec.packed_words(form)))
+        .is_none_or(|fastest| rates.iter().all(|&(form, _)| spec.register_words(fastest) <= spec.register_words(form)))
 }
 
 /// How much faster the fastest form must measure than every other for the calibration file to keep
@@ -849,7 +850,7 @@ mod tests {
         let (wide, narrow) = (MulForm::WIDE.unbatched(), MulForm::ROLLED.unbatched());
         for curve in CurveId::ALL {
             let spec = curve.spec();
-            assert!(spec.packed_words(wide) < spec.packed_words(narrow), "{curve}");
+            assert!(spec.register_words(wide) < spec.register_words(narrow), "{curve}");
             assert!(multiplications_settle(spec, &[(wide, 2.0), (narrow, 1.0)]), "{curve}");
             assert!(!multiplications_settle(spec, &[(wide, 1.0), (narrow, 2.0)]), "{curve}");
             assert!(multiplications_settle(spec, &[]), "{curve}");

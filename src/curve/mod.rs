@@ -150,6 +150,12 @@ impl CurveSpec {
     pub fn packed_words(&self, form: MulForm) -> usize {
         self.field_for(form).storage_words() * self.degree()
     }
+
+    /// `u32` words of one coordinate in registers between operations, in the limbs of `form`
+    /// ([`Montgomery::register_words`](crate::limbs::Montgomery::register_words)).
+    pub fn register_words(&self, form: MulForm) -> usize {
+        self.field_for(form).register_words() * self.degree()
+    }
 }
 
 pub(crate) mod sealed {

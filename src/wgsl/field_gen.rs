@@ -86,7 +86,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
          const MU: u32 = {}u;\n\
          // An element in Montgomery form, R = 2^({bits}·LIMBS), one {bits}-bit limb per u32.\n\
          {}\
-         // Storage layout: {}.\n\
+         // Storage layout: the value's little-endian u32 words (stored values are below p).\n\
          {}\
          // A canonical coordinate as uploaded: little-endian u32 words.\n\
          {}",
@@ -94,7 +94,6 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
         spec.name,
         f.mu,
         if packed { String::new() } else { format!("struct Field {{ l: array<u32, {n}> }}\n") },
-        if form.needs_int64() { "one limb per u32" } else { "two limbs per u32 (even limb in the low half)" },
         StorageWords::packed_field(f.storage_words()).declaration(),
         StorageWords::uploaded(spec.base_words()).declaration(),
     );
@@ -153,7 +152,7 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
     }
     out += &words_below_p(spec);
     // Values are kept below p, so equal values have equal limbs, or equal words when packed.
-    out += &if packed { field_eq("w", f.storage_words()) } else { field_eq("l", n) };
+    out += &if packed { field_eq("w", f.register_words()) } else { field_eq("l", n) };
     out += &super::inversion::inversion_constants(f);
     out
 }
@@ -487,47 +486,61 @@ fn mul_products(p: &[u32], rounds: usize, k: usize) -> String {
     mul_frame(MulFrame { n, rounds, k, accumulators: n - 1, sums: false }, round, |c, i| mont_finish(c, i, n))
 }
 
+/// `field_pack(a)`: the storage words of `a` ([`Montgomery::storage_words`]), its 13-bit limbs
+/// laid end to end. Stored values are below p, so limbs above the storage's bits are zero.
 fn pack(spec: &CurveSpec) -> String {
-    let n = spec.field.limbs;
-    let words: Vec<String> = (0..n / 2).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
+    let (n, words) = (spec.field.limbs, spec.field.storage_words());
+    let bits = LIMB_BITS as usize;
+    let word = |k: usize| {
+        let parts: Vec<String> = (0..n)
+            .filter(|j| j * bits < 32 * (k + 1) && (j + 1) * bits > 32 * k)
+            .map(|j| match (j * bits) as isize - (32 * k) as isize {
+                0 => format!("a.l[{j}]"),
+                up if up > 0 => format!("(a.l[{j}] << {up}u)"),
+                down => format!("(a.l[{j}] >> {}u)", -down),
+            })
+            .collect();
+        parts.join(" | ")
+    };
+    let words: Vec<String> = (0..words).map(word).collect();
     format!(
         "fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n",
-        StorageWords::packed_field(n / 2).construct(&words)
+        StorageWords::packed_field(words.len()).construct(&words)
     )
 }
 
+/// `field_unpack(p)`: the 13-bit limbs of stored words ([`pack`]).
 fn unpack(spec: &CurveSpec) -> String {
-    let n = spec.field.limbs;
-    let storage = StorageWords::packed_field(n / 2);
-    let limbs = (0..n).map(|j| {
-        let word = storage.word("p", j / 2);
-        if j % 2 == 0 {
-            format!("{word} & 0xffffu")
-        } else {
-            format!("{word} >> 16u")
-        }
-    });
-    format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
+    let storage = StorageWords::packed_field(spec.field.storage_words());
+    let limbs = limbs_of_words(spec.field.limbs, &storage, "p", spec.field.storage_words());
+    format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, spec.field.limbs))
 }
 
 /// `field_from_words(w)`: canonical 32-bit words to 13-bit limbs (not yet Montgomery form).
 fn from_words(spec: &CurveSpec) -> String {
     let n = spec.field.limbs;
-    let words = spec.base_words();
-    let uploaded = StorageWords::uploaded(words);
-    let limbs = (0..n).map(|j| {
+    let uploaded = StorageWords::uploaded(spec.base_words());
+    let limbs = limbs_of_words(n, &uploaded, "w", spec.base_words());
+    format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
+}
+
+/// Expressions of the `n` 13-bit limbs of the little-endian words of `value` (`words` of them,
+/// laid out as `storage`): limb j is bits 13j to 13j + 12, from one word or across two.
+fn limbs_of_words(n: usize, storage: &StorageWords, value: &str, words: usize) -> Vec<String> {
+    (0..n)
+        .map(|j| {
         let bit = j * LIMB_BITS as usize;
         let (k, sh) = (bit / 32, bit % 32);
         if k >= words {
             return "0u".to_string();
         }
-        let mut e = format!("({} >> {sh}u)", uploaded.word("w", k));
+        let mut e = format!("({} >> {sh}u)", storage.word(value, k));
         if sh + LIMB_BITS as usize > 32 && k + 1 < words {
-            e = format!("({e} | ({} << {}u))", uploaded.word("w", k + 1), 32 - sh);
+            e = format!("({e} | ({} << {}u))", storage.word(value, k + 1), 32 - sh);
         }
         format!("{e} & LIMB_MASK")
-    });
-    format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
+    })
+    .collect()
 }
 
 /// `field_eq(a, b)`: equality of two elements, compared over the `n` entries of their `member`

@@ -1,6 +1,6 @@
 //! The 13-bit form of hardware GPUs keeps field values packed between operations: a `Field` is
-//! its storage layout, two 13-bit limbs per u32 (15 words for a 30-limb field instead of 30),
-//! and each operation unpacks its operands into `Limbs`, runs the straight-line limb arithmetic
+//! two 13-bit limbs per u32 (15 words for a 30-limb field instead of 30; storage buffers hold
+//! the value's bits, 12 words, converted at each load and store), and each operation unpacks its operands into `Limbs`, runs the straight-line limb arithmetic
 //! of [`super::field_gen`], and packs its result (the multiplication reads `a`'s packed words
 //! directly, [`mul_packed_a`]). A projective point of a 30-limb field then
 //! holds 45 registers instead of 90, which is what a real GPU compiler needs to fit the curve
@@ -16,9 +16,8 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::{pack_limbs, Montgomery};
 
-use super::mont::{field_literal, mont_finish, mont_round, Code};
+use super::mont::{mont_finish, mont_round, Code};
 use super::identifiers::rename_identifiers;
-use super::storage::StorageWords;
 
 /// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
 /// `FieldXK` stays (the batches are written on packed values), and every `field_*` function
@@ -48,7 +47,7 @@ pub(super) fn packed_value(value: &BigUint, f: &Montgomery) -> String {
 /// The types and the packed operations over the limb-level `limbs_*` functions (`field_eq`
 /// is field_gen's, over the packed words).
 pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
-    let (n, words) = (spec.field.limbs, f.storage_words());
+    let (n, words) = (spec.field.limbs, f.register_words());
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -57,11 +56,14 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
          // A value inside an operation: one 13-bit limb per u32.\n\
          struct Limbs {{ l: array<u32, {n}> }}"
     );
-    // limbs_unpack and limbs_pack are field_gen's unpack and pack at the limb level.
+    let halves: Vec<String> = (0..n).map(|j| format!("a.w[{}] {}", j / 2, ["& 0xffffu", ">> 16u"][j % 2])).collect();
+    let pairs: Vec<String> = (0..words).map(|k| format!("a.l[{}] | (a.l[{}] << 16u)", 2 * k, 2 * k + 1)).collect();
     let _ = writeln!(
         out,
-        "fn limbs_of(a: Field) -> Limbs {{\n    return limbs_unpack(field_pack(a));\n}}\n\
-         fn field_of(a: Limbs) -> Field {{\n    return field_unpack(limbs_pack(a));\n}}"
+        "fn limbs_of(a: Field) -> Limbs {{\n    return Limbs(array<u32, {n}>({}));\n}}\n\
+         fn field_of(a: Limbs) -> Field {{\n    return Field(array<u32, {words}>({}));\n}}",
+        halves.join(", "),
+        pairs.join(", ")
     );
     // The multiplication's b: every limb feeds N multiply-adds. Taken out as 16-bit halves
     // (`& 0xffff`, `>> 16`), AMD's compiler folds each half into the multiplications as an
@@ -81,7 +83,7 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
     let _ = writeln!(
         out,
         "fn limbs_of_multiplier(a: Field) -> Limbs {{\n    return Limbs(array<u32, {n}>({}));\n}}\n\
-         fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(field_pack(a), limbs_of_multiplier(b)));\n}}",
+         fn field_mul(a: Field, b: Field) -> Field {{\n    return field_of(limbs_mul_packed(a.w, limbs_of_multiplier(b)));\n}}",
         limbs.join(", ")
     );
     for op in ["add", "sub", "add_lazy", "sub_lazy"] {
@@ -90,16 +92,12 @@ pub(super) fn packed_operations(spec: &CurveSpec, f: &Montgomery) -> String {
             "fn field_{op}(a: Field, b: Field) -> Field {{\n    return field_of(limbs_{op}(limbs_of(a), limbs_of(b)));\n}}"
         );
     }
-    let storage = StorageWords::packed_field(words);
-    let stored: Vec<String> = (0..words).map(|k| format!("a.w[{k}]")).collect();
-    let unstored = field_literal((0..words).map(|k| storage.word("p", k)), words);
+    // Storage holds the value's words (field_gen's pack and unpack, at the limb level).
     let _ = writeln!(
         out,
         "fn field_from_words(w: Words) -> Field {{\n    return field_of(limbs_from_words(w));\n}}\n\
-         fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n\
-         fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}",
-        storage.construct(&stored),
-        unstored
+         fn field_pack(a: Field) -> PackedField {{\n    return limbs_pack(limbs_of(a));\n}}\n\
+         fn field_unpack(p: PackedField) -> Field {{\n    return field_of(limbs_unpack(p));\n}}"
     );
     out
 }
@@ -116,10 +114,9 @@ pub(super) fn mul_packed_a(p: &[u32], words: usize) -> String {
         "{words} words per iteration must divide {all}"
     );
     let mut c = Code::default();
-    c.line(0, "fn field_mul_packed(a0: PackedField, b0: Field) -> Field {");
-    let storage = StorageWords::packed_field(all);
+    c.line(0, format!("fn field_mul_packed(a0: array<u32, {all}>, b0: Field) -> Field {{"));
     for k in 0..all {
-        c.line(1, format!("var w{k}: u32 = {};", storage.word("a0", k)));
+        c.line(1, format!("var w{k}: u32 = a0[{k}];"));
     }
     for j in 0..n - 1 {
         c.line(1, format!("var t0_{j}: u32 = 0u;"));

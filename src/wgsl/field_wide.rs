@@ -45,10 +45,12 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
         spec.name
     );
     out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
-    let storage = StorageWords::packed_field(n);
-    let words: Vec<String> = (0..n).map(|j| format!("a.l[{j}]")).collect();
+    // Storage holds the value's words: a 9-limb field below 2^256 stores 8, its top limb 0.
+    let stored = f.storage_words();
+    let storage = StorageWords::packed_field(stored);
+    let words: Vec<String> = (0..stored).map(|j| format!("a.l[{j}]")).collect();
     out += &format!("fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n", storage.construct(&words));
-    let limbs = (0..n).map(|j| storage.word("p", j));
+    let limbs = (0..n).map(|j| if j < stored { storage.word("p", j) } else { "0u".into() });
     out += &format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
     let uploaded = StorageWords::uploaded(spec.base_words());
     let limbs = (0..n).map(|j| if j < spec.base_words() { uploaded.word("w", j) } else { "0u".into() });

@@ -27,7 +27,7 @@ const STASH_FROM_WORDS: usize = 20;
 /// products run one after another (hardware GPUs; the batched forms of software GPUs keep all
 /// their products' operands live anyway) and a field element is at least `STASH_FROM_WORDS`.
 pub fn stashes(spec: &CurveSpec, form: MulForm) -> bool {
-    !form.batched() && spec.packed_words(form) >= STASH_FROM_WORDS
+    !form.batched() && spec.register_words(form) >= STASH_FROM_WORDS
 }
 
 /// The `stash` WGSL module for `spec` in `form` (after `common` and `field`).
