@@ -75,12 +75,6 @@ struct StageCode {
     code: String,
 }
 
-/// The pipelines of the steps of `stage`, all held by its module.
-fn stage_steps(gpu: &Gpu, spec: &CurveSpec, stage: &StageCode) -> Vec<(Step, wgpu::ComputePipeline)> {
-    let module = shader_module(&gpu.device, spec, stage.stage, &stage.code);
-    stage.steps.iter().map(|&step| (step, compute_pipeline(gpu, &module, step.name()))).collect()
-}
-
 /// The stages one set of kernels needs on a device of `profile`: each holds the steps that
 /// share its module, in the form the profile compiles them in ([`DeviceProfile::step_form`]).
 fn stages_of(profile: &DeviceProfile, curve: RunningCurve, kernels: Kernels) -> Vec<StageCode> {
@@ -98,11 +92,14 @@ fn stages_of(profile: &DeviceProfile, curve: RunningCurve, kernels: Kernels) -> 
 impl CurvePipelines {
     /// The pipelines of each candidate's kernels, in order (calibration compiles every
     /// accumulation it times at once): every distinct stage that holds a step compiles once,
-    /// and each step's pipeline is built from it. Natively the stages of all candidates compile
-    /// on the machine's cores ([`Gpu::capture_each`]), for drivers that compile a pipeline when
-    /// it is created (software GPUs compile at its first dispatch instead, so there it gains
-    /// little); in browsers one after the other, all first compiled asynchronously by the
-    /// browser (`src/gpu/precompile.rs`) so the page keeps painting meanwhile.
+    /// and each step's pipeline is built from it. Natively the modules, then the pipelines of
+    /// all candidates compile on the machine's cores ([`Gpu::capture_each`]), one job per
+    /// pipeline, for drivers that compile a pipeline when it is created: a module's steps (the
+    /// accumulation and its carries, the reduction and its window sums, each a long compile)
+    /// compile side by side rather than one after the other. Software GPUs compile at a
+    /// pipeline's first dispatch instead, so there it gains little. In browsers one after the
+    /// other, all first compiled asynchronously by the browser (`src/gpu/precompile.rs`) so
+    /// the page keeps painting meanwhile.
     pub(crate) async fn compile(gpu: &Gpu, candidates: &[(RunningCurve<'_>, Kernels)]) -> Result<Vec<Self>, MsmError> {
         let stages: Vec<Vec<StageCode>> =
             candidates.iter().map(|&(curve, kernels)| stages_of(&gpu.profile, curve, kernels)).collect();
@@ -123,10 +120,11 @@ impl CurvePipelines {
                 }
             }
         }
-        // The longest modules first: each candidate's accumulation and reduction take most of
-        // its compile time (ACO: 1.4-2.7 s each against under 0.2 s for the rest).
+        // The longest modules' pipelines first: each candidate's accumulation and reduction
+        // take most of its compile time (ACO: 1.4-2.7 s each against under 0.2 s for the rest).
         modules.sort_by_key(|(_, module)| std::cmp::Reverse(module.code.len()));
-        let compile = |(spec, module): &(&CurveSpec, StageCode)| stage_steps(gpu, spec, module);
+        let create =
+            |(spec, module): &(&CurveSpec, StageCode)| shader_module(&gpu.device, spec, module.stage, &module.code);
         #[cfg(target_arch = "wasm32")]
         {
             let sources: Vec<(&str, Vec<&str>)> = modules
@@ -135,12 +133,16 @@ impl CurvePipelines {
                 .collect();
             super::precompile::precompile(&gpu.device, &sources).await;
         }
-        let compiled = gpu.capture_each(&modules, compile).await?;
+        let shader_modules = gpu.capture_each(&modules, create).await?;
+        let jobs: Vec<(usize, Step)> =
+            modules.iter().enumerate().flat_map(|(i, (_, m))| m.steps.iter().map(move |&step| (i, step))).collect();
+        let compile = |&(i, step): &(usize, Step)| compute_pipeline(gpu, &shader_modules[i], step.name());
+        let compiled = gpu.capture_each(&jobs, compile).await?;
         save_pipeline_cache(gpu);
         let pipeline = |code: &str, step: Step| {
             let module = modules.iter().position(|(_, m)| m.code == code).expect("every stage was compiled");
-            let (_, pipeline) = compiled[module].iter().find(|(s, _)| *s == step).expect("every step was compiled");
-            pipeline.clone()
+            let job = jobs.iter().position(|&job| job == (module, step)).expect("every step was compiled");
+            compiled[job].clone()
         };
         Ok(stages
             .iter()
