@@ -511,36 +511,31 @@ fn pack(spec: &CurveSpec) -> String {
 
 /// `field_unpack(p)`: the 13-bit limbs of stored words ([`pack`]).
 fn unpack(spec: &CurveSpec) -> String {
-    let storage = StorageWords::packed_field(spec.field.storage_words());
-    let limbs = limbs_of_words(spec.field.limbs, &storage, "p", spec.field.storage_words());
+    let limbs = limbs_of_words(spec.field.limbs, &StorageWords::packed_field(spec.field.storage_words()), "p");
     format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, spec.field.limbs))
 }
 
 /// `field_from_words(w)`: canonical 32-bit words to 13-bit limbs (not yet Montgomery form).
 fn from_words(spec: &CurveSpec) -> String {
-    let n = spec.field.limbs;
-    let uploaded = StorageWords::uploaded(spec.base_words());
-    let limbs = limbs_of_words(n, &uploaded, "w", spec.base_words());
-    format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n))
+    let limbs = limbs_of_words(spec.field.limbs, &StorageWords::uploaded(spec.base_words()), "w");
+    format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, spec.field.limbs))
 }
 
-/// Expressions of the `n` 13-bit limbs of the little-endian words of `value` (`words` of them,
-/// laid out as `storage`): limb j is bits 13j to 13j + 12, from one word or across two.
-fn limbs_of_words(n: usize, storage: &StorageWords, value: &str, words: usize) -> Vec<String> {
-    (0..n)
-        .map(|j| {
-        let bit = j * LIMB_BITS as usize;
-        let (k, sh) = (bit / 32, bit % 32);
-        if k >= words {
+/// Expressions of the `n` 13-bit limbs of `value`, little-endian words laid out as `storage`:
+/// limb j is bits 13j to 13j + 12, from one word or across two (zero above the words).
+fn limbs_of_words(n: usize, storage: &StorageWords, value: &str) -> Vec<String> {
+    let limb = |j: usize| {
+        let (k, sh) = (j * LIMB_BITS as usize / 32, j * LIMB_BITS as usize % 32);
+        if k >= storage.len() {
             return "0u".to_string();
         }
         let mut e = format!("({} >> {sh}u)", storage.word(value, k));
-        if sh + LIMB_BITS as usize > 32 && k + 1 < words {
+        if sh + LIMB_BITS as usize > 32 && k + 1 < storage.len() {
             e = format!("({e} | ({} << {}u))", storage.word(value, k + 1), 32 - sh);
         }
         format!("{e} & LIMB_MASK")
-    })
-    .collect()
+    };
+    (0..n).map(limb).collect()
 }
 
 /// `field_eq(a, b)`: equality of two elements, compared over the `n` entries of their `member`

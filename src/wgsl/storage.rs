@@ -33,6 +33,11 @@ impl StorageWords {
         Self { name: "ScalarWords", words }
     }
 
+    /// Its number of u32 words.
+    pub(super) fn len(&self) -> usize {
+        self.words
+    }
+
     /// Words per vector: the widest of 4, 2 and 1 that divides the word count.
     fn width(&self) -> usize {
         [4, 2, 1].into_iter().find(|w| self.words.is_multiple_of(*w)).expect("1 divides")
