@@ -1,11 +1,12 @@
 //! The 13-bit form of hardware GPUs keeps field values packed between operations: a `Field` is
 //! two 13-bit limbs per u32 (15 words for a 30-limb field instead of 30; storage buffers hold
-//! the value's bits, 12 words, converted at each load and store), and each operation unpacks its operands into `Limbs`, runs the straight-line limb arithmetic
-//! of [`super::field_gen`], and packs its result (the multiplication reads `a`'s packed words
-//! directly, [`mul_packed_a`]). A projective point of a 30-limb field then
-//! holds 45 registers instead of 90, which is what a real GPU compiler needs to fit the curve
-//! formulas and one multiplication's working set into its register budget
-//! (`../shared/tools/gpu-isa-stats`; BENCHMARKS.md, "Registers on a real GPU compiler").
+//! the value's bits, 12 words, converted at each load and store), and each operation unpacks
+//! its operands into `Limbs`, runs the straight-line limb arithmetic of [`super::field_gen`],
+//! and packs its result (the multiplication reads `a`'s packed words directly,
+//! [`mul_packed_a`]). A projective point of a 30-limb field then holds 45 registers instead of
+//! 90, which is what a real GPU compiler needs to fit the curve formulas and one
+//! multiplication's working set into its register budget (`../shared/tools/gpu-isa-stats`;
+//! BENCHMARKS.md, "Registers on a real GPU compiler").
 //! Software GPUs keep unpacked values ([`super::MulForm::packed_values`]): there the packing is
 //! only extra instructions.
 

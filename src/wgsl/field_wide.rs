@@ -46,15 +46,16 @@ pub(super) fn arithmetic(spec: &CurveSpec, f: &Montgomery, rounds: usize, batche
     );
     out += &mul_functions(n, rounds, batched, true, |rounds, k| mul_products(&p, rounds, k, true));
     // Storage holds the value's words: a 9-limb field below 2^256 stores 8, its top limb 0.
-    let stored = f.storage_words();
-    let storage = StorageWords::packed_field(stored);
-    let words: Vec<String> = (0..stored).map(|j| format!("a.l[{j}]")).collect();
+    let storage = StorageWords::packed_field(f.storage_words());
+    let words: Vec<String> = (0..storage.len()).map(|j| format!("a.l[{j}]")).collect();
     out += &format!("fn field_pack(a: Field) -> PackedField {{\n    return {};\n}}\n", storage.construct(&words));
-    let limbs = (0..n).map(|j| if j < stored { storage.word("p", j) } else { "0u".into() });
-    out += &format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
+    // Stored and uploaded words alike are the limbs, zero above the words.
+    let limbs = |words: &StorageWords, value: &str| {
+        field_literal((0..n).map(|j| if j < words.len() { words.word(value, j) } else { "0u".into() }), n)
+    };
+    out += &format!("fn field_unpack(p: PackedField) -> Field {{\n    return {};\n}}\n", limbs(&storage, "p"));
     let uploaded = StorageWords::uploaded(spec.base_words());
-    let limbs = (0..n).map(|j| if j < spec.base_words() { uploaded.word("w", j) } else { "0u".into() });
-    out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", field_literal(limbs, n));
+    out += &format!("fn field_from_words(w: Words) -> Field {{\n    return {};\n}}\n", limbs(&uploaded, "w"));
     out
 }
 
