@@ -1,5 +1,6 @@
 //! GPU memory of one pass per curve and size: the bytes per point of every buffer a pass uses
-//! (buffers whose lives do not overlap share memory), against the bytes of the points and
+//! (buffers whose lives do not overlap share memory) at 2^16, 2^20 and 2^24 points (one pass
+//! of that size, as a GPU whose limits allow it runs), against the bytes of the points and
 //! scalars themselves, on the default adapter's limits and chosen kernels.
 //!
 //! `cargo run --release --example memory [-- --curve bn254] [--narrow]`: `--narrow` sizes the
@@ -21,7 +22,7 @@ fn main() {
         .and_then(|ctx| ctx.with_options(options))
         .unwrap_or_else(|e| cli::exit(&format!("{e}")));
     println!("adapter: {}", ctx.adapter_info().name);
-    println!("curve | kernels | 2^16 | 2^20 | largest pass | ÷ input bytes at 2^20");
+    println!("curve | kernels | 2^16 | 2^20 | 2^24 | largest pass | ÷ input bytes at 2^16 / 2^20 / 2^24");
     for curve in curves {
         // The curve's chosen kernels set the sizes: compile and measure them first.
         let kernels = pollster::block_on(ctx.warm_up(curve)).unwrap_or_else(|e| cli::exit(&format!("{e}"))).kernels;
@@ -29,13 +30,16 @@ fn main() {
         let largest = ctx.max_pass_points(curve);
         let input = curve.spec().raw_point_bytes() as f64 + 32.0;
         println!(
-            "{curve} | {:?}, {:?} | {:.0} B | {:.0} B | {:.0} B ({largest} points) | {:.2}",
+            "{curve} | {:?}, {:?} | {:.0} B | {:.0} B | {:.0} B | {:.0} B ({largest} points) | {:.2} / {:.2} / {:.2}",
             kernels.form,
             kernels.accumulation,
             per_point(1 << 16),
             per_point(1 << 20),
+            per_point(1 << 24),
             per_point(largest),
+            per_point(1 << 16) / input,
             per_point(1 << 20) / input,
+            per_point(1 << 24) / input,
         );
     }
 }
