@@ -172,11 +172,6 @@ pub fn pack_limbs(limbs: &[u32]) -> Vec<u32> {
     limbs.chunks(2).map(|p| p[0] | (p.get(1).copied().unwrap_or(0) << 16)).collect()
 }
 
-/// Inverse of [`pack_limbs`].
-pub fn unpack_limbs(words: &[u32]) -> Vec<u32> {
-    words.iter().flat_map(|w| [w & 0xffff, w >> 16]).collect()
-}
-
 /// Little-endian `u32` words of `value`, zero-padded to `n` words.
 pub fn to_words(value: &BigUint, n: usize) -> Vec<u32> {
     let mut words: Vec<u32> = value.iter_u32_digits().collect();
@@ -267,16 +262,6 @@ impl Montgomery {
     /// `value` as `N` limbs (no conversion).
     pub fn limbs_of(&self, value: &BigUint) -> Vec<u32> {
         split_limbs(value, self.limbs, self.limb_bits)
-    }
-
-    /// `value · R mod p` as limbs (into Montgomery form).
-    pub fn to_mont_limbs(&self, value: &BigUint) -> Vec<u32> {
-        self.limbs_of(&((value * &self.r_mod_p) % &self.modulus))
-    }
-
-    /// Canonical value of Montgomery-form limbs (`limbs · R⁻¹ mod p`).
-    pub fn from_mont_limbs(&self, limbs: &[u32]) -> BigUint {
-        (join_limbs(limbs, self.limb_bits) * &self.r_inv) % &self.modulus
     }
 
     /// Montgomery rounds per loop iteration of this field's multiplication when a form asks for

@@ -208,14 +208,14 @@ impl<'a> RunningCurve<'a> {
     /// Bytes of one stored point's two halves in `form`: in `Buffer::PointsFront` and in
     /// `Buffer::PointsBack`.
     pub fn stored_half_bytes(&self, form: MulForm) -> (u64, u64) {
-        let coord = self.spec.packed_words(form) as u64 * 4;
+        let coord = self.spec.storage_words(form) as u64 * 4;
         let front = self.model.stored_front_coords() as u64;
         (front * coord, (self.model.stored_coords() as u64 - front) * coord)
     }
 
     /// Bytes of one bucket point in `form`.
     pub fn point_bytes(&self, form: MulForm) -> u64 {
-        (self.model.point_coords() * self.spec.packed_words(form) * 4) as u64
+        (self.model.point_coords() * self.spec.storage_words(form) * 4) as u64
     }
 
     /// The coefficient b of a short Weierstrass curve: its components over the base prime field.

@@ -106,7 +106,7 @@ impl CurveRunner {
     pub(crate) fn exceptional(&self, window_sums: &[u32]) -> bool {
         self.curve.model.on_edwards_image()
             && window_sums
-                .chunks_exact(self.curve.model.point_coords() * self.curve.spec.packed_words(self.kernels().form))
+                .chunks_exact(self.curve.model.point_coords() * self.curve.spec.storage_words(self.kernels().form))
                 .any(|point| point.iter().all(|&word| word == 0))
     }
 

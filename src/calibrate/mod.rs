@@ -257,7 +257,7 @@ impl<'a> Microbenchmark<'a> {
     pub(crate) async fn seconds(&self, threads: u32, runs: usize) -> Result<f64, MsmError> {
         let bench = self.bench;
         let gpu = self.gpu;
-        let words = self.curve.spec.packed_words(self.form);
+        let words = self.curve.spec.storage_words(self.form);
         let values: Vec<u32> = self.pattern.iter().copied().cycle().take(threads as usize * words).collect();
         let buffer = |contents: &[u32]| {
             gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

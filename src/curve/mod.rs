@@ -147,7 +147,7 @@ impl CurveSpec {
     }
 
     /// `u32` words of one coordinate in storage buffers, in the limbs of `form`.
-    pub fn packed_words(&self, form: MulForm) -> usize {
+    pub fn storage_words(&self, form: MulForm) -> usize {
         self.field_for(form).storage_words() * self.degree()
     }
 

@@ -47,7 +47,7 @@ impl BufferSizes {
         let curve = RunningCurve::new(spec, kernels.accumulation);
         let plan = &plan.shaped(kernels.plan);
         let n = plan.n as u64;
-        let field = spec.packed_words(kernels.form) as u64 * 4;
+        let field = spec.storage_words(kernels.form) as u64 * 4;
         let point = curve.point_bytes(kernels.form);
         let (front, back) = curve.stored_half_bytes(kernels.form);
         let windows = plan.all_windows() as u64;
