@@ -29,17 +29,18 @@ fn main() {
         let per_point = |n: usize| ctx.gpu_memory_bytes(curve, n) as f64 / n as f64;
         let largest = ctx.max_pass_points(curve);
         let input = curve.spec().raw_point_bytes() as f64 + 32.0;
+        let sizes = [1 << 16, 1 << 20, 1 << 24].map(per_point);
         println!(
             "{curve} | {:?}, {:?} | {:.0} B | {:.0} B | {:.0} B | {:.0} B ({largest} points) | {:.2} / {:.2} / {:.2}",
             kernels.form,
             kernels.accumulation,
-            per_point(1 << 16),
-            per_point(1 << 20),
-            per_point(1 << 24),
+            sizes[0],
+            sizes[1],
+            sizes[2],
             per_point(largest),
-            per_point(1 << 16) / input,
-            per_point(1 << 20) / input,
-            per_point(1 << 24) / input,
+            sizes[0] / input,
+            sizes[1] / input,
+            sizes[2] / input,
         );
     }
 }
