@@ -11,9 +11,10 @@ fn main() {
     for rounds in [1, 2, 3, 4, 5, 6, 30] {
         for batched in [true, false] {
             for interleaved in [true, false] {
-                forms.push(MulForm::Rolled { rounds, batched, interleaved });
+                forms.push(MulForm::Rolled { rounds, batched, interleaved, fp2_loop: false });
             }
         }
+        forms.push(MulForm::Rolled { rounds, batched: false, interleaved: false, fp2_loop: true });
     }
     for rounds in [1, 2, 3, 4, 6, 12] {
         for batched in [true, false] {

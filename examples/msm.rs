@@ -7,7 +7,9 @@
 //! `--profile` adds the device's field-multiplication rate and a profiled run: each GPU step's
 //! time, the multiplications the cost model counts for it and its efficiency. `--field narrow`
 //! forces the 13-bit-limb form browsers run on software GPUs, `--field narrow-unbatched` the one
-//! they run on hardware GPUs (packed, products one after another), `narrow-loops` batched
+//! they run on hardware GPUs (packed, products one after another; `narrow-unbatched-inline` with
+//! each Fp2 multiplication's base products inline, as SwiftShader runs the BLS12 G2 groups),
+//! `narrow-loops` batched
 //! products each in its own loop, `--field wide` the 32-bit one (`wide-unbatched` with products
 //! one after another; `-R` after any: R rounds per loop); by default the context picks wide
 //! where the device has 64-bit integers. `--device-profile hardware|llvmpipe|swiftshader` runs
@@ -52,11 +54,12 @@ use webgpu_msm::{
 /// loop. A family comes before those whose names begin its own. `narrow-subzero`, `narrow-gpu`
 /// and `wide-gpu` are the earlier names of `narrow-loops`, `narrow-unbatched` and
 /// `wide-unbatched`.
-const FIELD_FAMILIES: [(&str, MulForm); 8] = [
-    ("narrow-loops", MulForm::Rolled { rounds: 5, batched: true, interleaved: false }),
-    ("narrow-subzero", MulForm::Rolled { rounds: 5, batched: true, interleaved: false }),
-    ("narrow-unbatched", MulForm::Rolled { rounds: 5, batched: false, interleaved: false }),
-    ("narrow-gpu", MulForm::Rolled { rounds: 5, batched: false, interleaved: false }),
+const FIELD_FAMILIES: [(&str, MulForm); 9] = [
+    ("narrow-loops", MulForm::Rolled { rounds: 5, batched: true, interleaved: false, fp2_loop: false }),
+    ("narrow-subzero", MulForm::Rolled { rounds: 5, batched: true, interleaved: false, fp2_loop: false }),
+    ("narrow-unbatched-inline", MulForm::Rolled { rounds: 5, batched: false, interleaved: false, fp2_loop: false }),
+    ("narrow-unbatched", MulForm::Rolled { rounds: 5, batched: false, interleaved: false, fp2_loop: true }),
+    ("narrow-gpu", MulForm::Rolled { rounds: 5, batched: false, interleaved: false, fp2_loop: true }),
     ("narrow", MulForm::ROLLED),
     ("wide-unbatched", MulForm::Wide { rounds: 4, batched: false }),
     ("wide-gpu", MulForm::Wide { rounds: 4, batched: false }),
@@ -82,7 +85,7 @@ fn main() {
     let log_size = args.log_size(16);
     let profile = args.flag("--profile");
     let form = args.value("--field").map(|name| {
-        field_form(name).unwrap_or_else(|| exit(&format!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-loops or narrow-loops-R (each batched product in its own loop), narrow-unbatched or narrow-unbatched-R (packed, products one after another), wide, wide-R (R rounds per loop), wide-unbatched or wide-unbatched-R (products one after another)")))
+        field_form(name).unwrap_or_else(|| exit(&format!("unknown --field {name}: use narrow, narrow-R (R rounds per loop), narrow-loops or narrow-loops-R (each batched product in its own loop), narrow-unbatched or narrow-unbatched-R (packed, products one after another), narrow-unbatched-inline[-R] (the same with each Fp2 product's base products inline), wide, wide-R (R rounds per loop), wide-unbatched or wide-unbatched-R (products one after another)")))
     });
     let calibrate_all = args.flag("--calibrate-all");
     let device_profile = args.value("--device-profile").map(|name| {

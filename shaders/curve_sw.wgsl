@@ -158,8 +158,17 @@ fn point_add_in_turn(p: Point, q: Point) -> Point {
     let q_yz = field_add_lazy(q.y, q.z);
     let q_xz = field_add_lazy(q.x, q.z);
     let t3 = field_sub_lazy(field_mul(p_xy, q_xy), field_add(t0, t1));
+#if FP2_LOOP
+    // Taken after the next product: held across it, t2 took bn254-g2's full additions to 10
+    // spill instructions on navi21 with Fp2 products in one loop (MulForm::fp2_loop). Elsewhere
+    // the order makes no difference there, and the earlier take compiles faster on SwiftShader.
+    let yz = field_mul(p_yz, q_yz);
+    let t2 = stash_take();
+    let t4 = field_sub_lazy(yz, field_add(t1, t2));
+#else
     let t2 = stash_take();
     let t4 = field_sub_lazy(field_mul(p_yz, q_yz), field_add(t1, t2));
+#endif
     let y3 = field_sub(field_mul(p_xz, q_xz), field_add(t0, t2));
     let b3t2 = mul_by_b3(t2);
     return point_finish(field_add_lazy(field_double(t0), t0), field_sub_lazy(t1, b3t2), t3, t4, mul_by_b3(y3),

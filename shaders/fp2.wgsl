@@ -61,6 +61,36 @@ fn field_mul(a: Field, b: Field) -> Field {
 #if FP_SUMS_FUSED
     return Field(fp_mul_sum(a.c0, b.c0, fp_mul_by_nonresidue(a.c1), b.c1), fp_mul_sum(a.c0, b.c1, a.c1, b.c0));
 #else
+#if FP2_LOOP
+    // The three base products in one loop, one per iteration (MulForm::fp2_loop): a third of
+    // the code of three inlined multiplications, which is what a real GPU compiler's time grows
+    // with. The counter is uniform, so choosing the factors is a branch, not a select per word.
+    // The coordinate sums are reduced, as below.
+    var c0 = FP_ZERO;
+    var c1 = FP_ZERO;
+    for (var k = 0u; k < 3u; k++) {
+        var x = a.c0;
+        var y = b.c0;
+        if k == 0u {
+            x = fp_add(a.c0, a.c1);
+            y = fp_add(b.c0, b.c1);
+        } else if k == 2u {
+            x = a.c1;
+            y = b.c1;
+        }
+        let product = fp_mul(x, y);
+        if k == 0u {
+            c1 = product;
+        } else if k == 1u {
+            c0 = product;
+            c1 = fp_sub(c1, product);
+        } else {
+            c0 = fp_add(c0, fp_mul_by_nonresidue(product));
+            c1 = fp_sub(c1, product);
+        }
+    }
+    return Field(c0, c1);
+#else
 #if !PRODUCTS_BATCHED
     // The coordinate sums are reduced here: lazy ones (fp_add_lazy, as batches take them) spill
     // 299 VGPRs instead of 239 in bls12-381-g2's 13-bit accumulation on navi21.
@@ -71,6 +101,7 @@ fn field_mul(a: Field, b: Field) -> Field {
     // The coordinate sums are only multiplied: lazy (fp_add_lazy, src/wgsl/field_gen.rs).
     let m = fp_mul_x3(a.c0, b.c0, a.c1, b.c1, fp_add_lazy(a.c0, a.c1), fp_add_lazy(b.c0, b.c1));
     return fp2_from_products(m.r[0], m.r[1], m.r[2]);
+#endif
 #endif
 #endif
 }

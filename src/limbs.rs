@@ -42,6 +42,10 @@ pub enum MulForm {
         /// rather than each running its own (`field_mul_xK` calls `field_mul` K times). Only
         /// with `batched`: see [`MulForm::interleaved`].
         interleaved: bool,
+        /// Whether an Fp2 multiplication (the G2 groups) runs Karatsuba's three base products
+        /// as the iterations of one loop rather than inline one after another. Only without
+        /// `batched`: see [`MulForm::fp2_loop`].
+        fp2_loop: bool,
     },
     /// 32-bit limbs multiplied into 64-bit products (the device needs wgpu's `SHADER_INT64`):
     /// 12 limbs for a 377-bit field instead of 30. A loop of N/R iterations as in `Rolled`, or
@@ -57,13 +61,13 @@ pub enum MulForm {
 impl MulForm {
     /// 13-bit limbs, up to 5 rounds per loop iteration (5 for the 20 and 30 limbs of 254- to
     /// 381-bit fields), products batched, each batch in one loop.
-    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: true };
+    pub const ROLLED: MulForm = MulForm::Rolled { rounds: 5, batched: true, interleaved: true, fp2_loop: false };
     /// 32-bit limbs, up to 4 rounds per loop iteration (4 for 8 and 12 limbs), products batched.
     pub const WIDE: MulForm = MulForm::Wide { rounds: 4, batched: true };
     /// Straight-line 13-bit products, batched, each summed column by column (product
     /// scanning). Any `rounds` at least the field's limbs (at most 30) means straight-line
     /// code.
-    pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true, interleaved: true };
+    pub const SCANNED: MulForm = MulForm::Rolled { rounds: 30, batched: true, interleaved: true, fp2_loop: false };
 
     /// Whether `field_mul_xK` advances K independent products in one loop (K times fewer loop
     /// back-edges per product, and every product's operands and accumulators live at once) or
@@ -82,6 +86,15 @@ impl MulForm {
             MulForm::Rolled { batched, interleaved, .. } => batched && interleaved,
             MulForm::Wide { batched, .. } => batched,
         }
+    }
+
+    /// Whether an Fp2 multiplication runs its three base products in one loop, one per
+    /// iteration: a third of the code of three inlined products, which is what a real GPU
+    /// compiler's time grows with, for a few percent more instructions run (see
+    /// [`crate::DeviceProfile::loop_fp2_products`]). Only with products one after another: a
+    /// batch advances its products together.
+    pub fn fp2_loop(self) -> bool {
+        matches!(self, MulForm::Rolled { batched: false, fp2_loop: true, .. })
     }
 
     /// Whether field values live packed between operations, two 13-bit limbs per u32 (see
@@ -117,7 +130,9 @@ impl MulForm {
     /// This form with at most `rounds` Montgomery rounds per loop iteration.
     pub fn with_rounds(self, rounds: usize) -> MulForm {
         match self {
-            MulForm::Rolled { batched, interleaved, .. } => MulForm::Rolled { rounds, batched, interleaved },
+            MulForm::Rolled { batched, interleaved, fp2_loop, .. } => {
+                MulForm::Rolled { rounds, batched, interleaved, fp2_loop }
+            }
             MulForm::Wide { batched, .. } => MulForm::Wide { rounds, batched },
         }
     }
@@ -125,7 +140,9 @@ impl MulForm {
     /// This form with products one after another.
     pub fn unbatched(self) -> MulForm {
         match self {
-            MulForm::Rolled { rounds, .. } => MulForm::Rolled { rounds, batched: false, interleaved: false },
+            MulForm::Rolled { rounds, fp2_loop, .. } => {
+                MulForm::Rolled { rounds, batched: false, interleaved: false, fp2_loop }
+            }
             MulForm::Wide { rounds, .. } => MulForm::Wide { rounds, batched: false },
         }
     }

@@ -228,7 +228,7 @@ fn gpu_field_ops_of_a_nine_limb_field_match_num_bigint() {
         MulForm::WIDE.unbatched(),
         MulForm::ROLLED,
         MulForm::ROLLED.with_rounds(10),
-        MulForm::Rolled { rounds: 5, batched: true, interleaved: false },
+        MulForm::Rolled { rounds: 5, batched: true, interleaved: false, fp2_loop: false },
         MulForm::SCANNED,
         MulForm::ROLLED.unbatched(),
     ];
@@ -559,7 +559,7 @@ fn workspace_pool_leases_up_to_its_capacity<G: GpuCurve>(ctx: Option<&MsmContext
 }
 
 /// Every test above on one curve, in both field forms, where `tests_every_form` says so: the BLS12 G2 groups only in the default
-/// context's form, and their field and curve operations in hardware GPUs' form too.
+/// context's form, and their field and curve operations in hardware GPUs' two forms too.
 macro_rules! curve_tests {
     // Both tiers: these are the kernels' own tests.
     ($module:ident, $affine:ty, $tier:ident) => {
@@ -570,12 +570,13 @@ macro_rules! curve_tests {
             #[test]
             fn gpu_field_ops_match_arkworks() {
                 field_ops_match_arkworks::<G>(shared_context());
-                // Hardware GPUs' form on every curve, the BLS12 G2 groups too: its Fp2 sums of
-                // products are formed otherwise there (src/wgsl/fp2.rs, sums_fused).
+                // Hardware GPUs' forms on every curve, the BLS12 G2 groups too: their Fp2 sums of
+                // products are formed otherwise there (src/wgsl/fp2.rs, sums_fused), and their
+                // 13-bit Fp2 products loop (MulForm::fp2_loop).
                 field_ops_match_arkworks::<G>(shared_gpu_form_context());
+                field_ops_match_arkworks::<G>(shared_gpu_narrow_context());
                 if tests_every_form::<G>() {
                     field_ops_match_arkworks::<G>(shared_narrow_context());
-                    field_ops_match_arkworks::<G>(shared_gpu_narrow_context());
                 }
             }
 
@@ -583,9 +584,9 @@ macro_rules! curve_tests {
             fn gpu_curve_ops_match_arkworks() {
                 curve_ops_match_arkworks::<G>(shared_context());
                 curve_ops_match_arkworks::<G>(shared_gpu_form_context());
+                curve_ops_match_arkworks::<G>(shared_gpu_narrow_context());
                 if tests_every_form::<G>() {
                     curve_ops_match_arkworks::<G>(shared_narrow_context());
-                    curve_ops_match_arkworks::<G>(shared_gpu_narrow_context());
                 }
             }
 

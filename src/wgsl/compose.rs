@@ -32,6 +32,9 @@ pub enum Define {
     SumsFused,
     /// `FP_SUMS_FUSED`: the same for the base field under an Fp2 layer (`shaders/fp2.wgsl`).
     FpSumsFused,
+    /// `FP2_LOOP`: an Fp2 multiplication runs its three base products in one loop
+    /// ([`MulForm::fp2_loop`]).
+    Fp2Loop,
     /// `STORED_READ_AT_USE`: bucket accumulation reads each stored coordinate at the product
     /// that takes it (`field_gen::stored_read_at_use`).
     StoredReadAtUse,
@@ -54,10 +57,11 @@ pub enum Define {
 
 impl Define {
     /// Every define.
-    pub const ALL: [Define; 10] = [
+    pub const ALL: [Define; 11] = [
         Define::ProductsBatched,
         Define::SumsFused,
         Define::FpSumsFused,
+        Define::Fp2Loop,
         Define::StoredReadAtUse,
         Define::StoredNielsZ,
         Define::NormalizeStoredPoints,
@@ -73,6 +77,7 @@ impl Define {
             Define::ProductsBatched => "PRODUCTS_BATCHED",
             Define::SumsFused => "SUMS_FUSED",
             Define::FpSumsFused => "FP_SUMS_FUSED",
+            Define::Fp2Loop => "FP2_LOOP",
             Define::StoredReadAtUse => "STORED_READ_AT_USE",
             Define::StoredNielsZ => "STORED_NIELS_Z",
             Define::NormalizeStoredPoints => "NORMALIZE_STORED_POINTS",
@@ -93,6 +98,7 @@ impl Define {
                 None => form.fuses_sums(),
             },
             Define::FpSumsFused => spec.extension.is_some() && form.fuses_sums(),
+            Define::Fp2Loop => spec.extension.is_some() && form.fp2_loop(),
             Define::StoredReadAtUse => field_gen::stored_read_at_use(curve, form),
             Define::StoredNielsZ => curve.model.stored_niels_z(),
             Define::NormalizeStoredPoints => curve.model.normalizes_stored_points(),
