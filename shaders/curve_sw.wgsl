@@ -160,8 +160,8 @@ fn point_add_in_turn(p: Point, q: Point) -> Point {
     let t3 = field_sub_lazy(field_mul(p_xy, q_xy), field_add(t0, t1));
 #if FP2_LOOP
     // Taken after the next product: held across it, t2 took bn254-g2's full additions to 10
-    // spill instructions on navi21 with Fp2 products in one loop (MulForm::fp2_loop). Elsewhere
-    // the order makes no difference there, and the earlier take compiles faster on SwiftShader.
+    // spill instructions on navi21 with Fp2 products in one loop (MulForm::fp2_loop). The other
+    // forms keep the earlier take (DeviceProfile::loop_fp2_products says why).
     let yz = field_mul(p_yz, q_yz);
     let t2 = stash_take();
     let t4 = field_sub_lazy(yz, field_add(t1, t2));

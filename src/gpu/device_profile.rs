@@ -81,8 +81,10 @@ pub struct DeviceProfile {
     /// bls12-381-g2's 34 → 11 s) for 0.5–3.7% more instructions run, with no new spills on
     /// bn254-g2. Not on SwiftShader, which runs the BLS12 G2 groups in that form
     /// ([`DeviceProfile::batch_bls12_g2`]): Subzero keeps a loop body's values in memory, and
-    /// bls12-381-g2's warm calls at 2^12 took 8.9 s instead of 5.3. llvmpipe batches every
-    /// product, so there it does not apply.
+    /// bls12-381-g2's warm calls at 2^12 took 8.9 s instead of 5.3. The later take of the full
+    /// addition's stashed product that the loop needs (`point_add_in_turn`) stays in this form:
+    /// inline it changes nothing on navi21 and took SwiftShader's cold call from 124–127 s to
+    /// 134–136 s. llvmpipe batches every product, so there it does not apply.
     pub loop_fp2_products: bool,
     /// Whether the batched 32-bit form accumulates a G1 group's buckets one product at a time.
     /// llvmpipe keeps a single 64-bit-product multiplication's working set closer to its vector
