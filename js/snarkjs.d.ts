@@ -8,9 +8,11 @@ export type SnarkjsGroup = "G1" | "G2";
 
 export interface AccelerateOptions {
   /**
-   * MSMs over fewer points stay on snarkjs' CPU path. Default: measured at install (snarkjs'
-   * CPU against this GPU at 4096 points; Infinity where the GPU is slower there, as on
-   * software GPUs). 0 sends every MSM to the GPU.
+   * MSMs over fewer points stay on snarkjs' CPU path. Default: measured once the first group is
+   * prepared (snarkjs' CPU against this GPU at 4096 points; Infinity where the GPU is slower
+   * there, as on software GPUs). 0 sends every MSM to the GPU. It is also the pending floor:
+   * while a group is being prepared, its MSMs below it (4096 points by default) run on the CPU
+   * and larger ones wait for the GPU.
    */
   minPoints?: number;
   /** Which engines and groups to accelerate (default: both groups of bn128 and bls12381). */
@@ -43,16 +45,27 @@ export interface AcceleratorStats {
   cacheEvictions: number;
   cacheSets: number;
   cacheGpuBytes: number;
-  /** The minPoints in force. */
-  minPoints: number;
+  /** MSMs that waited for their group's preparation, and the milliseconds they waited in all. */
+  waits: number;
+  waitedMs: number;
+  /** The minPoints in force; null until measured (the first group's preparation). */
+  minPoints: number | null;
   /** The groups running on the GPU, e.g. "bn128 G1". */
   accelerated: string[];
+  /** The groups whose kernels are still compiling or being checked. */
+  pending: string[];
   /** Groups left on the CPU because their install check failed, and why. */
   disabled: { curve: SnarkjsCurve; group: SnarkjsGroup; reason: string }[];
 }
 
 export interface Accelerator {
   stats(): AcceleratorStats;
+  /**
+   * Resolves with stats() once every group is prepared: compiled and checked (or left on the CPU
+   * by its check), and minPoints measured. For apps that want every later MSM on the GPU from
+   * the start, or a page that prepares at load and shows when it is done.
+   */
+  ready(): Promise<AcceleratorStats>;
   /** Puts snarkjs' own multiExpAffine functions back and frees the cached bases. */
   restore(): void;
 }
@@ -60,8 +73,11 @@ export interface Accelerator {
 /**
  * Makes snarkjs' own bn128 and bls12381 engines run `G1.multiExpAffine` and
  * `G2.multiExpAffine` on the GPU; snarkjs' provers (groth16, plonk, fflonk) then use it
- * unchanged. Each group is checked at install against snarkjs' CPU result (a mismatch leaves
- * it on the CPU, with a warning). A GPU error during a proof falls back to the CPU for that
- * call; bases that are not valid points reject naming the MSM and the point.
+ * unchanged. Resolves before any kernel compiles: each group is then prepared in the
+ * background, in the order given (one an MSM asks for first goes to the front), its kernels
+ * compiled and checked against snarkjs' CPU result (a mismatch leaves it on the CPU, with a
+ * warning); until then its small MSMs run on the CPU and large ones wait for it. A GPU error
+ * during a proof falls back to the CPU for that call; bases that are not valid points reject
+ * naming the MSM and the point.
  */
 export function accelerateSnarkjs(snarkjs: Snarkjs, options?: AccelerateOptions): Promise<Accelerator>;

@@ -26,6 +26,13 @@ const INSTALLED = Symbol.for("webgpu-msm/snarkjs");
  * Makes snarkjs' bn128 and bls12381 engines compute `G1.multiExpAffine` and
  * `G2.multiExpAffine` on the GPU. Call after `init()` of webgpu-msm and after every bundle that
  * carries ffjavascript has loaded (each copy resets the cached engines when it loads).
+ *
+ * Resolves once the functions are replaced, before any kernel compiles: the groups are then
+ * prepared in the background, one at a time in the order given (a group an MSM asks for moves to
+ * the front): their kernels compile and an install check compares one MSM with snarkjs' CPU
+ * result. Meanwhile a group's MSMs below the pending floor run on the CPU and larger ones wait
+ * for its preparation, so the compilation overlaps whatever the app does before its first large
+ * MSM (loading the key, the witness, the FFTs) instead of preceding it. `ready()` waits for all.
  */
 export async function accelerateSnarkjs(snarkjs, options = {}) {
   if (!snarkjs?.curves?.getCurveFromName) {
@@ -44,38 +51,69 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
   const warn = options.warn ?? ((message) => console.warn(message));
   const gpu = new Gpu(options.context, options.maxGpuBytes);
   await gpu.ready();
-  const counts = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0, mismatches: 0 };
-  const installed = [];
-  const disabled = [];
-  let minPoints = options.minPoints;
-  let active = true;
-
+  const counts = {
+    gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0, mismatches: 0, waits: 0, waitedMs: 0,
+  };
+  const targets = [];
   for (const [curveName, names] of Object.entries(groups)) {
     const engine = await snarkjs.curves.getCurveFromName(curveName);
     for (const group of names) {
       const G = engine[group];
       if (G[INSTALLED]) throw new Error(`accelerateSnarkjs: ${curveName} ${group} is already accelerated; restore() it first`);
-      const target = { engine, G, curveName, group, name: CURVES[curveName][group], original: G.multiExpAffine };
+      targets.push(pendingTarget({ engine, G, curveName, group, name: CURVES[curveName][group], original: G.multiExpAffine }));
+    }
+  }
+  const disabled = [];
+  // While a group is pending, MSMs below this many points run on the CPU rather than wait: with
+  // minPoints given they would anyway; by default, at fewer points than the minPoints measurement
+  // takes, snarkjs' CPU path needs tens of milliseconds, less than a compilation.
+  const pendingFloor = options.minPoints ?? MEASURE_POINTS;
+  let minPoints = options.minPoints;
+  let active = true;
+
+  // The background preparation: each group's install check in turn, then (once, on the first
+  // group that passes) the default minPoints. It never rejects: a failed check disables its group.
+  const queue = [...targets];
+  const prepared = (async () => {
+    while (active && queue.length) {
+      const target = queue.shift();
       const problem = await installCheck(target, gpu);
+      if (!active) {
+        target.settle("disabled");
+        break;
+      }
       if (problem) {
-        disabled.push({ curve: curveName, group, reason: problem });
-        warn(`webgpu-msm: ${curveName} ${group} MSMs stay on the CPU: ${problem}`);
+        disabled.push({ curve: target.curveName, group: target.group, reason: problem });
+        warn(`webgpu-msm: ${target.curveName} ${target.group} MSMs stay on the CPU: ${problem}`);
+        target.settle("disabled");
         continue;
       }
       if (minPoints === undefined) minPoints = await measureMinPoints(target, gpu);
-      installed.push(target);
+      target.settle("ready");
     }
-  }
-  minPoints ??= Infinity;
+    minPoints ??= Infinity;
+    // restore() stopped the queue: the groups it did not reach release their waiting calls (which
+    // then run snarkjs' own function), and the bases of the check it let finish are freed.
+    for (const target of queue) target.settle("disabled");
+    if (!active) gpu.clear();
+  })();
 
-  for (const target of installed) {
+  for (const target of targets) {
     const { G, original } = target;
     G[INSTALLED] = true;
     G.multiExpAffine = async function multiExpAffine(bases, scalars, logger, name, ...rest) {
       const n = Math.floor(bases.byteLength / (2 * G.F.n8));
-      const usable = active && n > 0 && n >= minPoints && bases.byteLength === n * 2 * G.F.n8 &&
-        scalars.byteLength === n * SCALAR_BYTES && fitsOneBuffer(bases) && fitsOneBuffer(scalars);
-      if (!usable) {
+      const shaped = n > 0 && bases.byteLength === n * 2 * G.F.n8 && scalars.byteLength === n * SCALAR_BYTES &&
+        fitsOneBuffer(bases) && fitsOneBuffer(scalars);
+      if (active && shaped && target.state === "pending" && n >= pendingFloor) {
+        const at = queue.indexOf(target);
+        if (at > 0) queue.unshift(...queue.splice(at, 1));
+        const start = performance.now();
+        await target.settled;
+        counts.waits += 1;
+        counts.waitedMs += performance.now() - start;
+      }
+      if (!(active && shaped && target.state === "ready" && n >= minPoints)) {
         if (active) {
           counts.cpuCalls += 1;
           counts.cpuPoints += n;
@@ -109,33 +147,54 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
     };
   }
 
-  return {
+  const label = ({ curveName, group }) => `${curveName} ${group}`;
+  const accelerator = {
     /** Counts of `multiExpAffine` calls and their points, on the GPU and on the CPU. */
     stats() {
       const cache = gpu.cacheStats();
       return {
         ...counts,
+        waitedMs: Math.round(counts.waitedMs),
         cacheHits: cache.hits,
         cacheUploads: cache.uploads,
         cacheEvictions: cache.evictions,
         cacheSets: cache.sets,
         cacheGpuBytes: cache.gpuBytes,
-        minPoints,
-        accelerated: installed.map(({ curveName, group }) => `${curveName} ${group}`),
+        minPoints: minPoints ?? null,
+        accelerated: targets.filter((t) => t.state === "ready").map(label),
+        pending: targets.filter((t) => t.state === "pending").map(label),
         disabled: disabled.slice(),
       };
+    },
+    /** Resolves with stats() once every group is prepared (checked, and minPoints measured). */
+    async ready() {
+      await prepared;
+      return accelerator.stats();
     },
     /** Puts snarkjs' own functions back and frees the cached bases. */
     restore() {
       if (!active) return;
       active = false;
-      for (const { G, original } of installed) {
+      for (const { G, original } of targets) {
         G.multiExpAffine = original;
         delete G[INSTALLED];
       }
       gpu.clear();
     },
   };
+  return accelerator;
+}
+
+// A group to accelerate, pending until its preparation settles it as "ready" or "disabled".
+function pendingTarget(target) {
+  target.state = "pending";
+  target.settled = new Promise((resolve) => {
+    target.settle = (state) => {
+      target.state = state;
+      resolve();
+    };
+  });
+  return target;
 }
 
 // The GPU side: one context and one BaseCache, made again after the device is lost.

@@ -6,11 +6,13 @@
 # slow on a small machine (the powers of tau's preparePhase2 is most of it, see the report in
 # tests/snarkjs/README.md), so make them once with --setup-only.
 # Usage: bash scripts/bench-snarkjs.sh [--setup-only] [--node-only] [--system-gpu]
-#          [--sizes 14,16] [--protocols groth16,plonk] [--warm 3] [--min-points N]
+#          [--sizes 14,16] [--protocols groth16,plonk] [--warm 3] [--min-points N] [--wait-ready]
 #   --setup-only  make the keys and stop (needs only Node: no package, no GPU)
 #   --node-only   no Chromium (e.g. a machine with a real GPU and only Node)
 #   --system-gpu  Dawn on the machine's own driver, not SwiftShader (a real GPU); Chromium, when
 #                 run, stays on SwiftShader
+#   --wait-ready  the GPU proofs begin once every kernel is compiled (accelerator.ready()), to
+#                 compare with the default, where the first proof overlaps the compilation
 # The package is built (scripts/build-pkg.sh) unless WEBGPU_MSM_TGZ names a packed tarball.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
         --system-gpu) system_gpu=1 ;;
         --sizes) sizes="$2"; bench_args+=("$1" "$2"); shift ;;
         --protocols|--warm|--min-points) bench_args+=("$1" "$2"); shift ;;
+        --wait-ready) bench_args+=("$1") ;;
         *) echo "bench-snarkjs: unknown argument $1" >&2; exit 2 ;;
     esac
     shift

@@ -137,7 +137,14 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
   let gpu = null;
   await t("accelerateSnarkjs installs its MSMs on the groups asked for", async () => {
     gpu = await accelerateSnarkjs(snarkjs, { ...options, minPoints: 0, checkEachCall: true, groups: accelerated });
-    assert(typeof gpu?.stats === "function" && typeof gpu?.restore === "function", "no stats()/restore()");
+    assert(typeof gpu?.stats === "function" && typeof gpu?.restore === "function" && typeof gpu?.ready === "function",
+      "no stats()/ready()/restore()");
+    // It resolves before the preparation (compiles and install checks, which take GPU round trips
+    // and so at least one macrotask) has settled any group.
+    const asked = Object.entries(accelerated).flatMap(([curve, groups]) => groups.map((g) => `${curve} ${g}`));
+    const pending = gpu.stats().pending;
+    assert(JSON.stringify(pending) === JSON.stringify(asked),
+      `stats().pending right after accelerateSnarkjs is ${JSON.stringify(pending)}, not ${JSON.stringify(asked)}`);
     for (const [curve, groups] of Object.entries(accelerated)) {
       for (const group of groups) {
         const original = originals.find(([G]) => G === curves[curve][group])[1];
@@ -183,7 +190,8 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
         assert(r.after.gpuCalls - r.before.gpuCalls === onGpu, `gpuCalls grew by ${r.after.gpuCalls - r.before.gpuCalls}, not ${onGpu}`);
         firstProof = r;
         const groups = [...new Set(r.calls.filter((c) => c.gpu).map((c) => c.group))].join("+");
-        return `${r.calls.length} MSMs, ${onGpu} on the GPU (${groups}), ${r.after.cacheUploads - r.before.cacheUploads} base uploads, prove ${r.ms} ms`;
+        const waits = `${r.after.waits - r.before.waits} waited ${r.after.waitedMs - r.before.waitedMs} ms for their group's preparation`;
+        return `${r.calls.length} MSMs, ${onGpu} on the GPU (${groups}), ${waits}, ${r.after.cacheUploads - r.before.cacheUploads} base uploads, prove ${r.ms} ms`;
       });
       if (!firstProof) continue;
       await t(`${label}: a tampered public signal fails verification`, async () => {
@@ -246,6 +254,7 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
   });
 
   await t("restore() gives back snarkjs' own MSMs: a CPU proof verifies and stats stop counting", async () => {
+    await gpu.ready(); // every group settled, so only restore() could change the stats
     spy.undo();
     gpu.restore();
     for (const [G, original] of originals) assert(G.multiExpAffine === original, "a multiExpAffine is not snarkjs' own");
@@ -255,13 +264,32 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
     assert(JSON.stringify(gpu.stats()) === before, `stats changed: ${before} → ${JSON.stringify(gpu.stats())}`);
   });
 
-  // What an app gets without options: minPoints measured at install. On a software GPU it may
-  // keep every MSM on the CPU; either way the proof must verify and restore() must undo it.
+  // What an app gets without options: minPoints measured once the group is prepared. While it is
+  // pending, an MSM below the pending floor (4096 points) runs on the CPU at once. On a software
+  // GPU the measured minPoints may keep every MSM on the CPU; either way the proof must verify
+  // and restore() must undo it.
   await t("with its defaults (minPoints measured) accelerateSnarkjs installs, and a PLONK proof verifies", async () => {
     const fresh = await accelerateSnarkjs(snarkjs, { ...options, groups: { bn128: ["G1"] } });
     try {
-      const { minPoints } = fresh.stats();
-      assert(typeof minPoints === "number" && minPoints >= 0, `stats().minPoints is ${minPoints}`);
+      const early = fresh.stats();
+      assert(early.minPoints === null && early.pending.join() === "bn128 G1",
+        `right after accelerateSnarkjs: minPoints ${early.minPoints}, pending ${JSON.stringify(early.pending)}`);
+      const G1 = curves.bn128.G1;
+      const n = 16;
+      const bases = new Uint8Array(n * 2 * G1.F.n8);
+      for (let i = 0, point = G1.g; i < n; i++, point = G1.add(point, G1.g)) bases.set(G1.toAffine(point), i * 2 * G1.F.n8);
+      const scalars = new Uint8Array(n * 32).fill(7);
+      const small = await G1.multiExpAffine(bases, scalars);
+      const expected = await originals.find(([G]) => G === G1)[1].call(G1, bases, scalars);
+      const s0 = fresh.stats();
+      assert(G1.eq(small, expected), "a 16-point MSM while pending differs from snarkjs' CPU result");
+      assert(s0.cpuCalls === 1 && s0.gpuCalls === 0 && s0.waits === 0,
+        `a 16-point MSM while pending: ${JSON.stringify(s0)} (it should run on the CPU without waiting)`);
+      const ready = await fresh.ready();
+      const { minPoints } = ready;
+      assert(typeof minPoints === "number" && minPoints >= 0, `stats().minPoints after ready() is ${minPoints}`);
+      assert(ready.pending.length === 0 && ready.accelerated.join() === "bn128 G1",
+        `after ready(): accelerated ${JSON.stringify(ready.accelerated)}, pending ${JSON.stringify(ready.pending)}`);
       const p = paths(bn);
       const { proof, publicSignals } = await snarkjs.plonk.fullProve(circuitInput(bn.circuit, bn.log, 6), await file(p.wasm), await file(p.zkey("plonk")));
       assert(await snarkjs.plonk.verify(await json(p.vkey("plonk")), publicSignals, proof), "the proof does not verify");
@@ -270,6 +298,19 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
     } finally {
       fresh.restore();
     }
+  });
+
+  await t("restore() during the preparation: ready() resolves, snarkjs' own MSMs are back and a proof verifies", async () => {
+    const early = await accelerateSnarkjs(snarkjs, { ...options, minPoints: 0, groups: { bn128: ["G1", "G2"] } });
+    early.restore();
+    for (const [G, original] of originals) assert(G.multiExpAffine === original, "a multiExpAffine is not snarkjs' own");
+    const s = await early.ready();
+    assert(s.pending.length === 0, `stats().pending after ready() is ${JSON.stringify(s.pending)}`);
+    const p = paths(bn);
+    const { proof, publicSignals } = await snarkjs.groth16.fullProve(circuitInput(bn.circuit, bn.log, 8), await file(p.wasm), await file(p.zkey("groth16")));
+    assert(await snarkjs.groth16.verify(await json(p.vkey("groth16")), publicSignals, proof), "the proof does not verify");
+    assert(early.stats().gpuCalls === 0 && early.stats().cpuCalls === 0, `stats counted after restore(): ${JSON.stringify(early.stats())}`);
+    return JSON.stringify(s);
   });
 
   // A GPU reset during a proof: the MSM that meets the lost device runs on snarkjs' CPU path
@@ -282,6 +323,8 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
         ...options, minPoints: 0, groups: { bn128: ["G1"] }, warn: (w) => warnings.push(w),
       });
       try {
+        // Prepared first: a device lost during the preparation would only fail its install check.
+        await lossy.ready();
         loseDevice();
         const p = paths(bn);
         const { proof, publicSignals } = await snarkjs.groth16.fullProve(circuitInput(bn.circuit, bn.log, 7), await file(p.wasm), await file(p.zkey("groth16")));

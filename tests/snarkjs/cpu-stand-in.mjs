@@ -22,8 +22,16 @@ function firstInvalid(G, bases) {
   return -1;
 }
 
-export async function accelerateSnarkjs(snarkjs, { minPoints = 0, groups = { bn128: ["G1", "G2"], bls12381: ["G1", "G2"] } } = {}) {
-  const stats = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0, mismatches: 0, cacheHits: 0, cacheUploads: 0 };
+// Like the adapter, it resolves before its groups are "prepared" (here: after one macrotask), and
+// while a group is pending its MSMs below the pending floor (minPoints, else 4096) run on the CPU
+// and larger ones wait.
+export async function accelerateSnarkjs(snarkjs, { minPoints, groups = { bn128: ["G1", "G2"], bls12381: ["G1", "G2"] } } = {}) {
+  const stats = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0, mismatches: 0, waits: 0,
+    waitedMs: 0, cacheHits: 0, cacheUploads: 0 };
+  const floor = minPoints ?? 4096;
+  const labels = [];
+  let pending = true;
+  const prepared = new Promise((resolve) => setTimeout(resolve, 0)).then(() => (pending = false));
   const cache = new Set();
   const restores = [];
   for (const [name, names] of Object.entries(groups)) {
@@ -31,9 +39,14 @@ export async function accelerateSnarkjs(snarkjs, { minPoints = 0, groups = { bn1
     for (const group of names) {
       const G = curve[group];
       const original = G.multiExpAffine;
+      labels.push(`${name} ${group}`);
       G.multiExpAffine = async function (bases, scalars, logger, msmName) {
         const n = bases.byteLength / (G.F.n8 * 2);
-        if (n < minPoints) {
+        if (pending && n >= floor) {
+          stats.waits++;
+          await prepared;
+        }
+        if (pending || n < (minPoints ?? 0)) {
           stats.cpuCalls++;
           stats.cpuPoints += n;
           return original.call(G, bases, scalars, logger, msmName);
@@ -55,5 +68,14 @@ export async function accelerateSnarkjs(snarkjs, { minPoints = 0, groups = { bn1
       restores.push(() => (G.multiExpAffine = original));
     }
   }
-  return { stats: () => ({ ...stats, minPoints }), restore: () => restores.forEach((r) => r()) };
+  const accelerator = {
+    stats: () => ({ ...stats, minPoints: pending ? (minPoints ?? null) : (minPoints ?? 0), accelerated: pending ? [] : labels,
+      pending: pending ? labels : [], disabled: [] }),
+    ready: async () => {
+      await prepared;
+      return accelerator.stats();
+    },
+    restore: () => restores.forEach((r) => r()),
+  };
+  return accelerator;
 }
