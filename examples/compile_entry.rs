@@ -9,7 +9,8 @@
 //!
 //! `--field narrow|wide` compiles the form a context would use on this adapter (its
 //! [`DeviceProfile`]'s: products one after another on hardware GPUs, batched on software
-//! ones); `narrow-batched` and `wide-batched` force the batched forms.
+//! ones); `narrow-batched` and `wide-batched` force the batched forms. `--rounds R` sets that
+//! form's Montgomery rounds per loop iteration (what a smaller loop body costs the compiler).
 //!
 //! Without `--entry` every entry point of every stage of the curve (or of `--stage`) is compiled in
 //! turn in this process; run one `--entry` per process to measure each one's peak alone.
@@ -66,6 +67,10 @@ fn main() {
         "narrow-batched" => MulForm::ROLLED,
         "wide-batched" => MulForm::WIDE,
         other => panic!("unknown --field {other}"),
+    };
+    let form = match value("--rounds") {
+        Some(r) => form.with_rounds(r.parse().expect("--rounds N")),
+        None => form,
     };
     let stages: Vec<Stage> =
         Stage::ALL.into_iter().filter(|s| value("--stage").is_none_or(|f| s.file() == f)).collect();
