@@ -19,6 +19,7 @@
 #   mkdir -p /tmp/n && xz -dc .snk/node.xz >/tmp/n/node && chmod +x /tmp/n/node && export PATH=/tmp/n:$PATH
 #   tar xJf .snk/snk.tar.xz
 #   node tests/snarkjs/bench.mjs --sizes 14 --protocols groth16,plonk --warm 3 | tee $OUT/log
+#   (then the same with --wait-ready: the first proof after every kernel, the previous order)
 #   CI=true node tests/js/node-test.mjs --snarkjs bn254 bls12-381 bn254-g2 | tee $OUT/log  # tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
