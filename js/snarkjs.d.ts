@@ -11,11 +11,15 @@ export interface AccelerateOptions {
    * MSMs over fewer points stay on snarkjs' CPU path. Default: measured once the first group is
    * prepared (snarkjs' CPU against this GPU at 4096 points; Infinity where the GPU is slower
    * there, as on software GPUs). 0 sends every MSM to the GPU. It is also the pending floor:
-   * while a group is being prepared, its MSMs below it (4096 points by default) run on the CPU
-   * and larger ones wait for the GPU.
+   * until a group is ready, its MSMs below it (4096 points by default) run on the CPU and larger
+   * ones wait for the GPU.
    */
   minPoints?: number;
-  /** Which engines and groups to accelerate (default: both groups of bn128 and bls12381). */
+  /**
+   * Which engines and groups to accelerate, prepared (compiled and checked) in the background
+   * at once, in this order. Default: both groups of bn128 and bls12381, each prepared only when
+   * an MSM (or ready()) first asks for it.
+   */
   groups?: Partial<Record<SnarkjsCurve, SnarkjsGroup[]>>;
   /** GPU bytes the cached base sets may hold; least recently used sets are dropped past it. */
   maxGpuBytes?: number;
@@ -52,8 +56,10 @@ export interface AcceleratorStats {
   minPoints: number | null;
   /** The groups running on the GPU, e.g. "bn128 G1". */
   accelerated: string[];
-  /** The groups whose kernels are still compiling or being checked. */
+  /** The groups whose kernels are compiling or being checked, or queued for it. */
   pending: string[];
+  /** The default groups no MSM has asked for yet (nothing of theirs compiled). */
+  idle: string[];
   /** Groups left on the CPU because their install check failed, and why. */
   disabled: { curve: SnarkjsCurve; group: SnarkjsGroup; reason: string }[];
 }
@@ -61,9 +67,9 @@ export interface AcceleratorStats {
 export interface Accelerator {
   stats(): AcceleratorStats;
   /**
-   * Resolves with stats() once every group is prepared: compiled and checked (or left on the CPU
-   * by its check), and minPoints measured. For apps that want every later MSM on the GPU from
-   * the start, or a page that prepares at load and shows when it is done.
+   * Prepares every group not yet prepared and resolves with stats() once all are: compiled and
+   * checked (or left on the CPU by its check), and minPoints measured. For apps that want every
+   * later MSM on the GPU from the start, or a page that prepares at load and shows when it is done.
    */
   ready(): Promise<AcceleratorStats>;
   /** Puts snarkjs' own multiExpAffine functions back and frees the cached bases. */
@@ -74,9 +80,9 @@ export interface Accelerator {
  * Makes snarkjs' own bn128 and bls12381 engines run `G1.multiExpAffine` and
  * `G2.multiExpAffine` on the GPU; snarkjs' provers (groth16, plonk, fflonk) then use it
  * unchanged. Resolves before any kernel compiles: each group is then prepared in the
- * background, in the order given (one an MSM asks for first goes to the front), its kernels
- * compiled and checked against snarkjs' CPU result (a mismatch leaves it on the CPU, with a
- * warning); until then its small MSMs run on the CPU and large ones wait for it. A GPU error
+ * background (those of `groups` at once, in order; by default each at its first MSM), its
+ * kernels compiled and checked against snarkjs' CPU result (a mismatch leaves it on the CPU,
+ * with a warning); until then its small MSMs run on the CPU and large ones wait for it. A GPU error
  * during a proof falls back to the CPU for that call; bases that are not valid points reject
  * naming the MSM and the point.
  */

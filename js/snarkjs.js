@@ -27,12 +27,14 @@ const INSTALLED = Symbol.for("webgpu-msm/snarkjs");
  * `G2.multiExpAffine` on the GPU. Call after `init()` of webgpu-msm and after every bundle that
  * carries ffjavascript has loaded (each copy resets the cached engines when it loads).
  *
- * Resolves once the functions are replaced, before any kernel compiles: the groups are then
- * prepared in the background, one at a time in the order given (a group an MSM asks for moves to
- * the front): their kernels compile and an install check compares one MSM with snarkjs' CPU
- * result. Meanwhile a group's MSMs below the pending floor run on the CPU and larger ones wait
- * for its preparation, so the compilation overlaps whatever the app does before its first large
- * MSM (loading the key, the witness, the FFTs) instead of preceding it. `ready()` waits for all.
+ * Resolves once the functions are replaced, before any kernel compiles. Groups are then prepared
+ * in the background, one at a time: their kernels compile and an install check compares one MSM
+ * with snarkjs' CPU result. The groups of `options.groups` are queued at once, in the order
+ * given, so the compilation overlaps whatever the app does before its first large MSM (loading
+ * the key, the witness, the FFTs); without it, a group is prepared when an MSM first asks for it,
+ * so no unused curve compiles. A group an MSM asks for moves to the front. Until a group is
+ * ready its MSMs below the pending floor run on the CPU and larger ones wait for it. `ready()`
+ * prepares every group and waits for all.
  */
 export async function accelerateSnarkjs(snarkjs, options = {}) {
   if (!snarkjs?.curves?.getCurveFromName) {
@@ -60,21 +62,31 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
     for (const group of names) {
       const G = engine[group];
       if (G[INSTALLED]) throw new Error(`accelerateSnarkjs: ${curveName} ${group} is already accelerated; restore() it first`);
-      targets.push(pendingTarget({ engine, G, curveName, group, name: CURVES[curveName][group], original: G.multiExpAffine }));
+      targets.push(idleTarget({ engine, G, curveName, group, name: CURVES[curveName][group], original: G.multiExpAffine }));
     }
   }
   const disabled = [];
-  // While a group is pending, MSMs below this many points run on the CPU rather than wait: with
+  // Until a group is ready, MSMs below this many points run on the CPU rather than wait: with
   // minPoints given they would anyway; by default, at fewer points than the minPoints measurement
   // takes, snarkjs' CPU path needs tens of milliseconds, less than a compilation.
   const pendingFloor = options.minPoints ?? MEASURE_POINTS;
   let minPoints = options.minPoints;
   let active = true;
 
-  // The background preparation: each group's install check in turn, then (once, on the first
-  // group that passes) the default minPoints. It never rejects: a failed check disables its group.
-  const queue = [...targets];
-  const prepared = (async () => {
+  // The background preparation: the queued groups' install checks in turn, then (once, on the
+  // first group that passes) the default minPoints. It never rejects: a failed check disables its
+  // group. Groups named in options.groups are queued at once; the default groups only when an
+  // MSM or ready() asks for them, so an app compiles no curve it does not use.
+  const queue = [];
+  let draining = null;
+  const prepare = (target, first) => {
+    if (!active || target.state !== "idle") return;
+    target.state = "pending";
+    if (first) queue.unshift(target);
+    else queue.push(target);
+    draining ??= drain();
+  };
+  const drain = async () => {
     while (active && queue.length) {
       const target = queue.shift();
       const problem = await installCheck(target, gpu);
@@ -91,12 +103,11 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
       if (minPoints === undefined) minPoints = await measureMinPoints(target, gpu);
       target.settle("ready");
     }
-    minPoints ??= Infinity;
-    // restore() stopped the queue: the groups it did not reach release their waiting calls (which
-    // then run snarkjs' own function), and the bases of the check it let finish are freed.
-    for (const target of queue) target.settle("disabled");
+    // restore() stopped the preparation: the bases of the check it let finish are freed.
     if (!active) gpu.clear();
-  })();
+    draining = null;
+  };
+  if (options.groups) for (const target of targets) prepare(target, false);
 
   for (const target of targets) {
     const { G, original } = target;
@@ -105,9 +116,10 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
       const n = Math.floor(bases.byteLength / (2 * G.F.n8));
       const shaped = n > 0 && bases.byteLength === n * 2 * G.F.n8 && scalars.byteLength === n * SCALAR_BYTES &&
         fitsOneBuffer(bases) && fitsOneBuffer(scalars);
-      if (active && shaped && target.state === "pending" && n >= pendingFloor) {
+      if (active && shaped && (target.state === "idle" || target.state === "pending") && n >= pendingFloor) {
         const at = queue.indexOf(target);
         if (at > 0) queue.unshift(...queue.splice(at, 1));
+        prepare(target, true);
         const start = performance.now();
         await target.settled;
         counts.waits += 1;
@@ -163,12 +175,14 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
         minPoints: minPoints ?? null,
         accelerated: targets.filter((t) => t.state === "ready").map(label),
         pending: targets.filter((t) => t.state === "pending").map(label),
+        idle: targets.filter((t) => t.state === "idle").map(label),
         disabled: disabled.slice(),
       };
     },
-    /** Resolves with stats() once every group is prepared (checked, and minPoints measured). */
+    /** Prepares every group not yet prepared; resolves with stats() once all are. */
     async ready() {
-      await prepared;
+      for (const target of targets) prepare(target, false);
+      await Promise.all(targets.map((t) => t.settled));
       return accelerator.stats();
     },
     /** Puts snarkjs' own functions back and frees the cached bases. */
@@ -179,15 +193,19 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
         G.multiExpAffine = original;
         delete G[INSTALLED];
       }
+      // Groups not reached release their waiting calls, which then run snarkjs' own function.
+      for (const target of queue.splice(0)) target.settle("disabled");
+      for (const target of targets) if (target.state === "idle") target.settle("disabled");
       gpu.clear();
     },
   };
   return accelerator;
 }
 
-// A group to accelerate, pending until its preparation settles it as "ready" or "disabled".
-function pendingTarget(target) {
-  target.state = "pending";
+// A group to accelerate: "idle" until asked for, "pending" while queued or being prepared, then
+// settled as "ready" or "disabled".
+function idleTarget(target) {
+  target.state = "idle";
   target.settled = new Promise((resolve) => {
     target.settle = (state) => {
       target.state = state;

@@ -300,6 +300,30 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
     }
   });
 
+  await t("without groups, a group is prepared only when an MSM asks for it", async () => {
+    const lazy = await accelerateSnarkjs(snarkjs, { ...options, minPoints: 0 });
+    try {
+      const all = ["bn128 G1", "bn128 G2", "bls12381 G1", "bls12381 G2"];
+      const early = lazy.stats();
+      assert(early.pending.length === 0 && early.idle.join() === all.join(),
+        `right after accelerateSnarkjs: pending ${JSON.stringify(early.pending)}, idle ${JSON.stringify(early.idle)}`);
+      const G1 = curves.bn128.G1;
+      const n = 16;
+      const bases = new Uint8Array(n * 2 * G1.F.n8);
+      for (let i = 0, point = G1.g; i < n; i++, point = G1.add(point, G1.g)) bases.set(G1.toAffine(point), i * 2 * G1.F.n8);
+      const scalars = new Uint8Array(n * 32).fill(9);
+      const got = await G1.multiExpAffine(bases, scalars);
+      const expected = await originals.find(([G]) => G === G1)[1].call(G1, bases, scalars);
+      assert(G1.eq(got, expected), "the MSM differs from snarkjs' CPU result");
+      const s = lazy.stats();
+      assert(s.gpuCalls === 1 && s.waits === 1 && s.accelerated.join() === "bn128 G1" && s.idle.join() === all.slice(1).join(),
+        `after one bn128 G1 MSM: ${JSON.stringify(s)}`);
+      return `waited ${s.waitedMs} ms; idle: ${s.idle.join(", ")}`;
+    } finally {
+      lazy.restore();
+    }
+  });
+
   await t("restore() during the preparation: ready() resolves, snarkjs' own MSMs are back and a proof verifies", async () => {
     const early = await accelerateSnarkjs(snarkjs, { ...options, minPoints: 0, groups: { bn128: ["G1", "G2"] } });
     early.restore();

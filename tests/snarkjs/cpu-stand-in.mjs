@@ -22,31 +22,38 @@ function firstInvalid(G, bases) {
   return -1;
 }
 
-// Like the adapter, it resolves before its groups are "prepared" (here: after one macrotask), and
-// while a group is pending its MSMs below the pending floor (minPoints, else 4096) run on the CPU
-// and larger ones wait.
-export async function accelerateSnarkjs(snarkjs, { minPoints, groups = { bn128: ["G1", "G2"], bls12381: ["G1", "G2"] } } = {}) {
+// Like the adapter, it resolves before its groups are "prepared" (here: one macrotask each):
+// those of `groups` at once, the default ones at their first MSM; until a group is ready its MSMs
+// below the pending floor (minPoints, else 4096) run on the CPU and larger ones wait.
+export async function accelerateSnarkjs(snarkjs, { minPoints, groups } = {}) {
   const stats = { gpuCalls: 0, gpuPoints: 0, cpuCalls: 0, cpuPoints: 0, fallbacks: 0, checked: 0, mismatches: 0, waits: 0,
     waitedMs: 0, cacheHits: 0, cacheUploads: 0 };
   const floor = minPoints ?? 4096;
-  const labels = [];
-  let pending = true;
-  const prepared = new Promise((resolve) => setTimeout(resolve, 0)).then(() => (pending = false));
+  const states = new Map();
+  const settled = new Map();
+  const prepare = (label) => {
+    if (states.get(label) !== "idle") return;
+    states.set(label, "pending");
+    settled.set(label, new Promise((resolve) => setTimeout(resolve, 0)).then(() => states.get(label) === "pending" && states.set(label, "ready")));
+  };
   const cache = new Set();
   const restores = [];
-  for (const [name, names] of Object.entries(groups)) {
+  for (const [name, names] of Object.entries(groups ?? { bn128: ["G1", "G2"], bls12381: ["G1", "G2"] })) {
     const curve = await snarkjs.curves.getCurveFromName(name);
     for (const group of names) {
       const G = curve[group];
       const original = G.multiExpAffine;
-      labels.push(`${name} ${group}`);
+      const label = `${name} ${group}`;
+      states.set(label, "idle");
+      if (groups) prepare(label);
       G.multiExpAffine = async function (bases, scalars, logger, msmName) {
         const n = bases.byteLength / (G.F.n8 * 2);
-        if (pending && n >= floor) {
+        if (states.get(label) !== "ready" && n >= floor) {
+          prepare(label);
           stats.waits++;
-          await prepared;
+          await settled.get(label);
         }
-        if (pending || n < (minPoints ?? 0)) {
+        if (states.get(label) !== "ready" || n < (minPoints ?? 0)) {
           stats.cpuCalls++;
           stats.cpuPoints += n;
           return original.call(G, bases, scalars, logger, msmName);
@@ -68,14 +75,19 @@ export async function accelerateSnarkjs(snarkjs, { minPoints, groups = { bn128: 
       restores.push(() => (G.multiExpAffine = original));
     }
   }
+  const having = (state) => [...states].filter(([, s]) => s === state).map(([label]) => label);
   const accelerator = {
-    stats: () => ({ ...stats, minPoints: pending ? (minPoints ?? null) : (minPoints ?? 0), accelerated: pending ? [] : labels,
-      pending: pending ? labels : [], disabled: [] }),
+    stats: () => ({ ...stats, minPoints: having("ready").length ? (minPoints ?? 0) : (minPoints ?? null),
+      accelerated: having("ready"), pending: having("pending"), idle: having("idle"), disabled: [] }),
     ready: async () => {
-      await prepared;
+      for (const label of states.keys()) prepare(label);
+      await Promise.all(settled.values());
       return accelerator.stats();
     },
-    restore: () => restores.forEach((r) => r()),
+    restore: () => {
+      restores.forEach((r) => r());
+      for (const [label, state] of states) if (state !== "ready") states.set(label, "disabled");
+    },
   };
   return accelerator;
 }
