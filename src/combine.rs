@@ -28,11 +28,11 @@ pub(crate) fn points_from_gpu<G: GpuCurve>(
     let invalid = || MsmError::InvalidGpuResult(format!("{} point off the curve", spec.name));
     let mut coords = Vec::with_capacity(point_coords);
     words
-        .chunks_exact(point_coords * spec.storage_words(form))
+        .chunks_exact(point_coords * spec.storage_words())
         .map(|point| {
             coords.clear();
             // A coordinate's components over the base field, c0 first.
-            for coordinate in point.chunks_exact(spec.storage_words(form)) {
+            for coordinate in point.chunks_exact(spec.storage_words()) {
                 let components = coordinate.chunks_exact(field_words).map(|field| decoder.decode(field));
                 let components: Option<Vec<_>> = components.collect();
                 let coordinate = G::BaseField::from_base_prime_field_elems(components.ok_or_else(invalid)?);

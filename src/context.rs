@@ -690,7 +690,7 @@ impl MsmContext {
     /// [`MsmContext::compute_wrong_results_for_tests`].
     #[cfg(feature = "test-hooks")]
     fn maybe_wrong(&self, runner: &CurveRunner, mut output: RunOutput) -> RunOutput {
-        let words = runner.curve.model.point_coords() * runner.curve.spec.storage_words(runner.kernels().form);
+        let words = runner.curve.model.point_coords() * runner.curve.spec.storage_words();
         if self.wrong_results.load(Ordering::Relaxed) && output.window_sums.len() >= 2 * words {
             let (first, rest) = output.window_sums.split_at_mut(words);
             first.swap_with_slice(&mut rest[..words]);

@@ -16,7 +16,6 @@
 use num_bigint::BigUint;
 
 use crate::curve::{CurveSpec, Equation, SubgroupTest};
-use crate::limbs::MulForm;
 
 /// How stage 3 adds each window's points into its buckets: the kernels a context asks for
 /// (`ContextOptions::accumulation`, calibration's candidates). What runs on a curve is the
@@ -205,17 +204,17 @@ impl<'a> RunningCurve<'a> {
         RunningCurve { spec, model: PointModel::native(spec) }
     }
 
-    /// Bytes of one stored point's two halves in `form`: in `Buffer::PointsFront` and in
-    /// `Buffer::PointsBack`.
-    pub fn stored_half_bytes(&self, form: MulForm) -> (u64, u64) {
-        let coord = self.spec.storage_words(form) as u64 * 4;
+    /// Bytes of one stored point's two halves (the same in either limb width): in
+    /// `Buffer::PointsFront` and in `Buffer::PointsBack`.
+    pub fn stored_half_bytes(&self) -> (u64, u64) {
+        let coord = self.spec.storage_words() as u64 * 4;
         let front = self.model.stored_front_coords() as u64;
         (front * coord, (self.model.stored_coords() as u64 - front) * coord)
     }
 
-    /// Bytes of one bucket point in `form`.
-    pub fn point_bytes(&self, form: MulForm) -> u64 {
-        (self.model.point_coords() * self.spec.storage_words(form) * 4) as u64
+    /// Bytes of one bucket point (the same in either limb width).
+    pub fn point_bytes(&self) -> u64 {
+        (self.model.point_coords() * self.spec.storage_words() * 4) as u64
     }
 
     /// The coefficient b of a short Weierstrass curve: its components over the base prime field.

@@ -346,7 +346,7 @@ impl MsmContext {
                     mapped_at_creation: false,
                 })
             };
-            let (front_bytes, back_bytes) = curve.stored_half_bytes(runner.kernels().form);
+            let (front_bytes, back_bytes) = curve.stored_half_bytes();
             let readable = storage | wgpu::BufferUsages::COPY_SRC;
             let pass = PreparedPass {
                 n: raw.n,

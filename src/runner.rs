@@ -106,7 +106,7 @@ impl CurveRunner {
     pub(crate) fn exceptional(&self, window_sums: &[u32]) -> bool {
         self.curve.model.on_edwards_image()
             && window_sums
-                .chunks_exact(self.curve.model.point_coords() * self.curve.spec.storage_words(self.kernels().form))
+                .chunks_exact(self.curve.model.point_coords() * self.curve.spec.storage_words())
                 .any(|point| point.iter().all(|&word| word == 0))
     }
 
@@ -128,7 +128,7 @@ impl CurveRunner {
             lease.replace(fresh);
         }
         let workspace = lease.workspace().expect("covers the plan or was just created");
-        let point_bytes = self.curve.point_bytes(self.kernels().form);
+        let point_bytes = self.curve.point_bytes();
         run_stages(gpu, &self.pipelines, workspace, plan, points, scalars, point_bytes, profile).await
     }
 }

@@ -198,7 +198,6 @@ pub(crate) struct Microbenchmark<'a> {
     gpu: &'a Gpu,
     /// The curve, on the point model whose formulas `bench_add_stored` adds with.
     curve: RunningCurve<'static>,
-    form: MulForm,
     bench: Bench,
     pipeline: wgpu::ComputePipeline,
     /// 64 distinct coordinates in storage words (each of `degree` distinct base field
@@ -229,27 +228,17 @@ impl<'a> Microbenchmark<'a> {
         let entry = bench.name();
         let compile = |&form: &MulForm| stage_pipelines(gpu, curve, form, Stage::Benchmarks, [entry]);
         let pipelines = gpu.capture_each(forms, compile).await?;
-        Ok(forms
-            .iter()
-            .zip(pipelines)
-            .map(|(&form, [pipeline])| Self::with_pipeline(gpu, curve, form, bench, pipeline))
-            .collect())
+        Ok(pipelines.into_iter().map(|[pipeline]| Self::with_pipeline(gpu, curve, bench, pipeline)).collect())
     }
 
-    /// The microbenchmark of `bench` in `form` around its compiled `pipeline`.
-    fn with_pipeline(
-        gpu: &'a Gpu,
-        curve: RunningCurve<'static>,
-        form: MulForm,
-        bench: Bench,
-        pipeline: wgpu::ComputePipeline,
-    ) -> Self {
-        let field = curve.spec.field_for(form);
+    /// The microbenchmark of `bench` around its compiled `pipeline` (storage holds the same
+    /// words in either limb width).
+    fn with_pipeline(gpu: &'a Gpu, curve: RunningCurve<'static>, bench: Bench, pipeline: wgpu::ComputePipeline) -> Self {
         let elements = 64 * curve.spec.degree() as u32;
         let pattern = (0..elements)
-            .flat_map(|i| to_words(&BigUint::from(i + (1 << 13)), field.storage_words()))
+            .flat_map(|i| to_words(&BigUint::from(i + (1 << 13)), curve.spec.field.storage_words()))
             .collect();
-        Microbenchmark { gpu, curve, form, bench, pipeline, pattern }
+        Microbenchmark { gpu, curve, bench, pipeline, pattern }
     }
 
     /// Seconds of one run over `threads` threads, the fastest of `runs` (each is submitted and
@@ -257,7 +246,7 @@ impl<'a> Microbenchmark<'a> {
     pub(crate) async fn seconds(&self, threads: u32, runs: usize) -> Result<f64, MsmError> {
         let bench = self.bench;
         let gpu = self.gpu;
-        let words = self.curve.spec.storage_words(self.form);
+        let words = self.curve.spec.storage_words();
         let values: Vec<u32> = self.pattern.iter().copied().cycle().take(threads as usize * words).collect();
         let buffer = |contents: &[u32]| {
             gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -148,8 +148,8 @@ impl CurveSpec {
 
     /// `u32` words of one coordinate in storage buffers: its components' values, the same in
     /// either limb width ([`Montgomery::storage_words`](crate::limbs::Montgomery::storage_words)).
-    pub fn storage_words(&self, form: MulForm) -> usize {
-        self.field_for(form).storage_words() * self.degree()
+    pub fn storage_words(&self) -> usize {
+        self.field.storage_words() * self.degree()
     }
 
     /// `u32` words of one coordinate in registers between operations, in the limbs of `form`

@@ -173,7 +173,7 @@ fn field_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     pairs.extend((0..100).map(|_| (G::BaseField::rand(&mut rng), G::BaseField::rand(&mut rng))));
     let to_storage = |f: &G::BaseField| storage_words(m, &[components(f)]);
     let input: Vec<u32> = pairs.iter().flat_map(|(a, b)| [a, b]).flat_map(to_storage).collect();
-    let words = spec.storage_words(form_of::<G>(ctx));
+    let words = spec.storage_words();
     let out =
         run_test_kernel::<G>(ctx, "test_field_ops", &[(0, &input)], (1, pairs.len() * OPS * words), pairs.len() as u32);
     for (i, (a, b)) in pairs.iter().enumerate() {
@@ -282,7 +282,7 @@ fn curve_ops_match_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
         cases.iter().flat_map(|(p, q)| [p, q]).flat_map(|p| gpu_point_words(p, &lambda, form)).collect();
     let mut raw_in = Vec::new();
     cases.iter().for_each(|(_, q)| q.push_words(&mut raw_in));
-    let point_words = curve.model.point_coords() * spec.storage_words(form);
+    let point_words = curve.model.point_coords() * spec.storage_words();
     let n = cases.len();
     let inputs: [(u32, &[u32]); 2] = [(2, &point_in), (3, &raw_in)];
     let run = |entry: &str, results: usize| {
@@ -363,7 +363,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     let (digits, counts) = cpu_model::decompose(&raw_scalars, &skip, &plan);
     assert!(read(Buffer::Digits, k.div_ceil(2) * n) == digits, "stage 1 digits differ from the CPU model");
     // Each stored point: its first coordinates in one buffer, the rest in the other.
-    let coord_words = spec.storage_words(form_of::<G>(ctx));
+    let coord_words = spec.storage_words();
     let (front, back) =
         (curve.model.stored_front_coords(), curve.model.stored_coords() - curve.model.stored_front_coords());
     let front_words = read(Buffer::PointsFront, n * front * coord_words);
@@ -434,7 +434,7 @@ fn stages_match_cpu_models<G: GpuCurve>(ctx: Option<&MsmContext>, n: usize, wind
     // Stage 3: bucket sums from the GPU's own CSR. A bucket is left in pieces: its first in
     // Buckets, then the carries of the later chunks it reaches into (stage 4 adds them). Empty
     // buckets are never written.
-    let point_words = curve.model.point_coords() * spec.storage_words(form_of::<G>(ctx));
+    let point_words = curve.model.point_coords() * spec.storage_words();
     let decode = |words: &[u32]| points_from_gpu::<G>(words, curve, form_of::<G>(ctx)).expect("pieces on curve")[0];
     let firsts = read(Buffer::Buckets, buckets * point_words);
     let carries = read(Buffer::Carries, plan.total_chunks() as usize * point_words);
@@ -494,7 +494,7 @@ fn chain_matches_arkworks<G: GpuCurve>(ctx: Option<&MsmContext>) {
     let points: Vec<G> = (0..n).map(|_| G::Group::rand(&mut rng).into_affine()).collect();
     let mut raw_in = Vec::new();
     points.iter().for_each(|q| q.push_words(&mut raw_in));
-    let point_words = curve.model.point_coords() * curve.spec.storage_words(form_of::<G>(ctx));
+    let point_words = curve.model.point_coords() * curve.spec.storage_words();
     let out = run_test_kernel::<G>(ctx, "test_chain", &[(3, &raw_in)], (4, n * point_words), 1);
     let mut acc = G::Group::zero();
     let mut wrong = Vec::new();

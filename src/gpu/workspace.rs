@@ -47,9 +47,9 @@ impl BufferSizes {
         let curve = RunningCurve::new(spec, kernels.accumulation);
         let plan = &plan.shaped(kernels.plan);
         let n = plan.n as u64;
-        let field = spec.storage_words(kernels.form) as u64 * 4;
-        let point = curve.point_bytes(kernels.form);
-        let (front, back) = curve.stored_half_bytes(kernels.form);
+        let field = spec.storage_words() as u64 * 4;
+        let point = curve.point_bytes();
+        let (front, back) = curve.stored_half_bytes();
         let windows = plan.all_windows() as u64;
         let raw_points = raw_buffer_bytes(spec, plan.scalars_per_set() as usize);
         let sizes = Buffer::ALL.map(|b| match b {
