@@ -157,6 +157,17 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
   if (!gpu) return tally;
   const spy = spyMsms(curves, gpu);
 
+  /** A 16-point MSM (multiples of the generator, every scalar byte `fill`) through G's
+   * multiExpAffine as installed, and by snarkjs' own function: [result, expected]. */
+  async function smallMsm(G, fill) {
+    const n = 16;
+    const bases = new Uint8Array(n * 2 * G.F.n8);
+    for (let i = 0, point = G.g; i < n; i++, point = G.add(point, G.g)) bases.set(G.toAffine(point), i * 2 * G.F.n8);
+    const scalars = new Uint8Array(n * 32).fill(fill);
+    const result = await G.multiExpAffine(bases, scalars);
+    return [result, await originals.find(([g]) => g === G)[1].call(G, bases, scalars)];
+  }
+
   /** One proof, its verification and what its MSMs did. */
   async function prove(key, protocol, seed, zkeyBytes) {
     const p = paths(key);
@@ -274,15 +285,9 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
       const early = fresh.stats();
       assert(early.minPoints === null && early.pending.join() === "bn128 G1",
         `right after accelerateSnarkjs: minPoints ${early.minPoints}, pending ${JSON.stringify(early.pending)}`);
-      const G1 = curves.bn128.G1;
-      const n = 16;
-      const bases = new Uint8Array(n * 2 * G1.F.n8);
-      for (let i = 0, point = G1.g; i < n; i++, point = G1.add(point, G1.g)) bases.set(G1.toAffine(point), i * 2 * G1.F.n8);
-      const scalars = new Uint8Array(n * 32).fill(7);
-      const small = await G1.multiExpAffine(bases, scalars);
-      const expected = await originals.find(([G]) => G === G1)[1].call(G1, bases, scalars);
+      const [small, expected] = await smallMsm(curves.bn128.G1, 7);
       const s0 = fresh.stats();
-      assert(G1.eq(small, expected), "a 16-point MSM while pending differs from snarkjs' CPU result");
+      assert(curves.bn128.G1.eq(small, expected), "a 16-point MSM while pending differs from snarkjs' CPU result");
       assert(s0.cpuCalls === 1 && s0.gpuCalls === 0 && s0.waits === 0,
         `a 16-point MSM while pending: ${JSON.stringify(s0)} (it should run on the CPU without waiting)`);
       const ready = await fresh.ready();
@@ -307,14 +312,8 @@ export async function runChecks({ snarkjs, accelerateSnarkjs, load, log = consol
       const early = lazy.stats();
       assert(early.pending.length === 0 && early.idle.join() === all.join(),
         `right after accelerateSnarkjs: pending ${JSON.stringify(early.pending)}, idle ${JSON.stringify(early.idle)}`);
-      const G1 = curves.bn128.G1;
-      const n = 16;
-      const bases = new Uint8Array(n * 2 * G1.F.n8);
-      for (let i = 0, point = G1.g; i < n; i++, point = G1.add(point, G1.g)) bases.set(G1.toAffine(point), i * 2 * G1.F.n8);
-      const scalars = new Uint8Array(n * 32).fill(9);
-      const got = await G1.multiExpAffine(bases, scalars);
-      const expected = await originals.find(([G]) => G === G1)[1].call(G1, bases, scalars);
-      assert(G1.eq(got, expected), "the MSM differs from snarkjs' CPU result");
+      const [got, expected] = await smallMsm(curves.bn128.G1, 9);
+      assert(curves.bn128.G1.eq(got, expected), "the MSM differs from snarkjs' CPU result");
       const s = lazy.stats();
       assert(s.gpuCalls === 1 && s.waits === 1 && s.accelerated.join() === "bn128 G1" && s.idle.join() === all.slice(1).join(),
         `after one bn128 G1 MSM: ${JSON.stringify(s)}`);
