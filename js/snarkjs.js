@@ -101,7 +101,7 @@ export async function accelerateSnarkjs(snarkjs, options = {}) {
         continue;
       }
       if (minPoints === undefined) minPoints = await measureMinPoints(target, gpu);
-      target.settle("ready");
+      target.settle(active ? "ready" : "disabled");
     }
     // restore() stopped the preparation: the bases of the check it let finish are freed.
     if (!active) gpu.clear();
