@@ -82,8 +82,8 @@ export interface Accelerator {
  * unchanged. Resolves before any kernel compiles: each group is then prepared in the
  * background (those of `groups` at once, in order; by default each at its first MSM), its
  * kernels compiled and checked against snarkjs' CPU result (a mismatch leaves it on the CPU,
- * with a warning); until then its small MSMs run on the CPU and large ones wait for it. A GPU error
- * during a proof falls back to the CPU for that call; bases that are not valid points reject
- * naming the MSM and the point.
+ * with a warning); until then its small MSMs run on the CPU and large ones wait for it. A GPU
+ * error during a proof falls back to the CPU for that call; bases that are not valid points
+ * reject naming the MSM and the point.
  */
 export function accelerateSnarkjs(snarkjs: Snarkjs, options?: AccelerateOptions): Promise<Accelerator>;
