@@ -25,9 +25,11 @@ rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --out-name webgpu_msm \
     "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/webgpu_msm.wasm"
 
-# package.json from Cargo.toml's name, version and description; the README, the licenses and the
-# snarkjs accelerator (a subpath export, webgpu-msm/snarkjs) ship beside the module.
+# package.json from Cargo.toml's name, version and description; the README with the API reference
+# it links (docs/api.md), the licenses and the snarkjs accelerator (a subpath export,
+# webgpu-msm/snarkjs) ship beside the module.
 cp README.md LICENSE-MIT LICENSE-APACHE js/snarkjs.js js/snarkjs.d.ts pkg/
+mkdir -p pkg/docs && cp docs/api.md pkg/docs/
 cargo metadata --format-version 1 --no-deps >pkg/.cargo-metadata.json
 node - <<'JS'
 const fs = require("fs");
@@ -44,7 +46,7 @@ p.sideEffects = false;
 p.main = "webgpu_msm.js";
 p.types = "webgpu_msm.d.ts";
 p.files = ["webgpu_msm_bg.wasm", "webgpu_msm_bg.wasm.d.ts", "webgpu_msm.js", "webgpu_msm.d.ts",
-  "snarkjs.js", "snarkjs.d.ts", "README.md", "LICENSE-MIT", "LICENSE-APACHE"];
+  "snarkjs.js", "snarkjs.d.ts", "README.md", "docs/api.md", "LICENSE-MIT", "LICENSE-APACHE"];
 p.exports = { ".": { types: "./webgpu_msm.d.ts", default: "./webgpu_msm.js" },
   "./snarkjs": { types: "./snarkjs.d.ts", default: "./snarkjs.js" },
   "./webgpu_msm.js": "./webgpu_msm.js", "./webgpu_msm_bg.wasm": "./webgpu_msm_bg.wasm",
