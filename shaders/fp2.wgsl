@@ -81,11 +81,12 @@ fn field_mul(a: Field, b: Field) -> Field {
         let product = fp_mul(x, y);
         if k == 0u {
             c1 = product;
-        } else if k == 1u {
-            c0 = product;
-            c1 = fp_sub(c1, product);
         } else {
-            c0 = fp_add(c0, fp_mul_by_nonresidue(product));
+            if k == 1u {
+                c0 = product;
+            } else {
+                c0 = fp_add(c0, fp_mul_by_nonresidue(product));
+            }
             c1 = fp_sub(c1, product);
         }
     }
