@@ -50,7 +50,7 @@ fn words_below_p(w: Words) -> bool {
 // Karatsuba: from the three base products a0·b0, a1·b1 and (a0 + a1)·(b0 + b1),
 //   a·b = (a0·b0 + β·a1·b1) + ((a0 + a1)·(b0 + b1) − a0·b0 − a1·b1)·u.
 fn fp2_from_products(a0b0: Fp, a1b1: Fp, sum_product: Fp) -> Field {
-    return Field(fp_add(a0b0, fp_mul_by_nonresidue(a1b1)), fp_sub(sum_product, fp_add(a0b0, a1b1)));
+    return Field(fp_add_times_nonresidue(a0b0, a1b1), fp_sub(sum_product, fp_add(a0b0, a1b1)));
 }
 
 // With 32-bit limbs (FP_SUMS_FUSED), the schoolbook form as two fused base sums instead,
@@ -85,7 +85,7 @@ fn field_mul(a: Field, b: Field) -> Field {
             if k == 1u {
                 c0 = product;
             } else {
-                c0 = fp_add(c0, fp_mul_by_nonresidue(product));
+                c0 = fp_add_times_nonresidue(c0, product);
             }
             c1 = fp_sub(c1, product);
         }
@@ -127,15 +127,15 @@ fn field_mul_sum(a: Field, b: Field, c: Field, d: Field) -> Field {
 // Two base products: with v = a0·a1,
 //   a² = ((a0 + a1)·(a0 + β·a1) − v − β·v) + 2v·u.
 fn field_square(a: Field) -> Field {
-    let m = fp_mul_x2(a.c0, a.c1, fp_add(a.c0, a.c1), fp_add(a.c0, fp_mul_by_nonresidue(a.c1)));
+    let m = fp_mul_x2(a.c0, a.c1, fp_add(a.c0, a.c1), fp_add_times_nonresidue(a.c0, a.c1));
     let v = m.r[0];
-    return Field(fp_sub(m.r[1], fp_add(v, fp_mul_by_nonresidue(v))), fp_add(v, v));
+    return Field(fp_sub(m.r[1], fp_add_times_nonresidue(v, v)), fp_add(v, v));
 }
 
 // a⁻¹ = (a0 − a1·u) / (a0² − β·a1²), one base inversion (0 for 0).
 fn field_inv(a: Field) -> Field {
     let m = fp_mul_x2(a.c0, a.c0, a.c1, a.c1);
-    let inverse = fp_inv(fp_sub(m.r[0], fp_mul_by_nonresidue(m.r[1])));
+    let inverse = fp_inv(fp_sub_times_nonresidue(m.r[0], m.r[1]));
     let r = fp_mul_x2(a.c0, inverse, a.c1, inverse);
     return Field(r.r[0], fp_neg(r.r[1]));
 }

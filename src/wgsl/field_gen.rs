@@ -246,12 +246,15 @@ fn mul_by_constant(name: &str, k: &[BigUint], f: &Montgomery, packed: bool) -> S
             };
             let (c0, c1) = if k0 == k1 {
                 // k·((a0 + β·a1) + (a0 + a1)·u).
-                let t0 = term(0, k0, "fp_add(a.c0, fp_mul_by_nonresidue(a.c1))");
+                let t0 = term(0, k0, "fp_add_times_nonresidue(a.c0, a.c1)");
                 let t1 = term(0, k0, "fp_add(a.c0, a.c1)");
                 (sum(t0, None), sum(t1, None))
             } else {
-                let k1a1 = term(1, k1, "a.c1").map(|t| format!("fp_mul_by_nonresidue({t})"));
-                let c0 = sum(term(0, k0, "a.c0"), k1a1);
+                let c0 = match (term(0, k0, "a.c0"), term(1, k1, "a.c1")) {
+                    (Some(k0a0), Some(k1a1)) => format!("fp_add_times_nonresidue({k0a0}, {k1a1})"),
+                    (None, Some(k1a1)) => format!("fp_mul_by_nonresidue({k1a1})"),
+                    (k0a0, None) => sum(k0a0, None),
+                };
                 let c1 = sum(term(1, k1, "a.c0"), term(0, k0, "a.c1"));
                 (c0, c1)
             };

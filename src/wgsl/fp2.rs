@@ -71,27 +71,37 @@ pub(super) fn sums_fused(p: &BigUint, form: MulForm) -> bool {
     form.fuses_sums() && (form.batched() || p.bits() <= 256)
 }
 
-/// `fp_mul_by_nonresidue(a)` = β·a: an addition chain when β or −β is a small integer (−1 on
-/// BN254 and BLS12-381, −5 on BLS12-377), else a multiplication by the constant.
+/// The products by the non-residue β, as addition chains: β or −β must be a small integer (−1
+/// on BN254 and BLS12-381, −5 on BLS12-377):
+/// - `fp_mul_by_nonresidue(a)` = β·a;
+/// - `fp_add_times_nonresidue(a, b)` = a + β·b and `fp_sub_times_nonresidue(a, b)` = a − β·b,
+///   which fold β's sign into their last step: where β = −1, one subtraction or addition
+///   instead of a negation and then an addition (each a carry chain and a reduction, the bulk
+///   of an Fp2 product's code in the 13-bit form).
 fn mul_by_nonresidue(p: &BigUint, nonresidue: &BigUint) -> String {
     let negated = p - nonresidue;
     let (k, negate) = if nonresidue.bits() <= 6 { (nonresidue, false) } else { (&negated, true) };
     assert!(k.bits() <= 6, "non-residue {nonresidue} is not a small integer or its negation");
     let k = k.iter_u32_digits().next().unwrap_or(0);
     assert!(k > 0, "the non-residue is not zero");
-    let mut c = format!(
-        "// β·a for the non-residue β = {}{k}.\nfn fp_mul_by_nonresidue(a: Fp) -> Fp {{\n",
-        if negate { "−" } else { "" }
-    );
-    c += "    var r = a;\n";
-    // Double-and-add from the top bit of k.
-    for bit in (0..31 - k.leading_zeros()).rev() {
-        c += "    r = fp_add(r, r);\n";
-        if (k >> bit) & 1 == 1 {
-            c += "    r = fp_add(r, a);\n";
+    // r = k·x by double-and-add from the top bit of k (nothing when k = 1).
+    let chain = |x: &str| {
+        let mut c = format!("    var r = {x};\n");
+        for bit in (0..31 - k.leading_zeros()).rev() {
+            c += "    r = fp_add(r, r);\n";
+            if (k >> bit) & 1 == 1 {
+                let _ = writeln!(c, "    r = fp_add(r, {x});");
+            }
         }
-    }
+        c
+    };
+    let sign = if negate { "−" } else { "" };
+    let (add, sub) = if negate { ("fp_sub", "fp_add") } else { ("fp_add", "fp_sub") };
+    let mut c = format!("// β·a for the non-residue β = {sign}{k}.\nfn fp_mul_by_nonresidue(a: Fp) -> Fp {{\n");
+    c += &chain("a");
     c += if negate { "    return fp_sub(FP_ZERO, r);\n}\n" } else { "    return r;\n}\n" };
+    let _ = write!(c, "// a + β·b.\nfn fp_add_times_nonresidue(a: Fp, b: Fp) -> Fp {{\n{}    return {add}(a, r);\n}}\n", chain("b"));
+    let _ = write!(c, "// a − β·b.\nfn fp_sub_times_nonresidue(a: Fp, b: Fp) -> Fp {{\n{}    return {sub}(a, r);\n}}\n", chain("b"));
     c
 }
 
