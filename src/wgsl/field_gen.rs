@@ -124,18 +124,13 @@ fn prime_field(spec: &CurveSpec, form: MulForm) -> String {
             if packed {
                 // a's words per loop iteration: about rounds / 2 (two limbs each), dividing them.
                 let words = (1..=rounds.div_ceil(2)).rev().find(|w| (n / 2).is_multiple_of(*w)).expect("1 divides");
-                let limbs: String = [
-                    reduce_once(spec),
-                    add(spec),
-                    sub(spec),
-                    lazy(spec),
-                    field_packed::mul_packed_a(&f.limbs_of(&f.modulus), words),
-                    pack(spec),
-                    unpack(spec),
-                    from_words(spec),
-                ]
-                .concat();
+                // Storage conversions and lazy sums run on limbs (field_packed's packed_operations).
+                let mut limbs: String = [pack(spec), unpack(spec), from_words(spec)].concat();
+                if spec.field.takes_lazy_sums() {
+                    limbs += &lazy(spec);
+                }
                 out += &field_packed::limb_level(&limbs);
+                out += &field_packed::mul_packed_a(&f.limbs_of(&f.modulus), words);
                 out += &batches_as_calls(false);
                 out += &sums_of_two_products();
             } else {

@@ -128,13 +128,19 @@ pub(super) fn m_times_limb(m: &str, p_j: u32) -> Option<String> {
 /// After the last round: resolves the accumulators' carries; returns product `i` as a literal
 /// (below 2p).
 pub(super) fn mont_finish(c: &mut Code, i: usize, n: usize) -> String {
+    let limbs = mont_finish_limbs(c, i, n);
+    field_literal(limbs, n)
+}
+
+/// [`mont_finish`]'s carries, returning the product's `n` normalized limbs as expressions.
+pub(super) fn mont_finish_limbs(c: &mut Code, i: usize, n: usize) -> Vec<String> {
     for j in 0..n - 1 {
         let carry = if j == 0 { String::new() } else { format!(" + (u{i}_{} >> LIMB_BITS)", j - 1) };
         c.line(1, format!("let u{i}_{j} = t{i}_{j}{carry};"));
     }
     let mut limbs: Vec<String> = (0..n - 1).map(|j| format!("u{i}_{j} & LIMB_MASK")).collect();
     limbs.push(format!("u{i}_{} >> LIMB_BITS", n - 2));
-    field_literal(limbs, n)
+    limbs
 }
 
 /// Opens `field_mul` (k = 1) or `field_mul_xK` with its `FieldXK` type, or with `sums`
