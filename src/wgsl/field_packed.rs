@@ -18,7 +18,7 @@ use num_bigint::BigUint;
 use crate::curve::CurveSpec;
 use crate::limbs::{pack_limbs, Montgomery, LIMB_BITS, LIMB_MASK};
 
-use super::mont::{mont_finish_limbs, mont_round, Code, LAZY_AS_REDUCED};
+use super::mont::{field_literal, mont_finish_limbs, mont_round, Code, LAZY_AS_REDUCED};
 use super::identifiers::rename_identifiers;
 
 /// Renames the limb-level arithmetic generated for `Field`: the type `Field` becomes `Limbs`,
@@ -40,10 +40,16 @@ pub(super) fn limb_level_if(packed: bool, code: &str) -> String {
     }
 }
 
+/// `value`'s packed words as WGSL literals (already in the form it is used in).
+fn packed_words(value: &BigUint, f: &Montgomery) -> Vec<String> {
+    pack_limbs(&f.limbs_of(value)).into_iter().map(|w| format!("{w}u")).collect()
+}
+
 /// A packed `Field` value of `value` (already in the form it is used in).
 pub(super) fn packed_value(value: &BigUint, f: &Montgomery) -> String {
-    let words: Vec<String> = pack_limbs(&f.limbs_of(value)).into_iter().map(|w| format!("{w}u")).collect();
-    format!("Field(array<u32, {}>({}))", words.len(), words.join(", "))
+    let words = packed_words(value, f);
+    let count = words.len();
+    field_literal(words, count)
 }
 
 /// The types, the conversions between words and limbs, and the packed operations (`field_eq`
@@ -151,8 +157,8 @@ pub(super) fn mul_packed_a(p: &[u32], words: usize) -> String {
     c.line(2, "if (k >= LIMBS) { break; }");
     c.line(1, "}");
     let limbs = mont_finish_limbs(&mut c, 0, n);
-    let pairs: Vec<String> = limbs.chunks(2).map(|l| format!("({}) | (({}) << 16u)", l[0], l[1])).collect();
-    c.line(1, format!("return field_reduce_once(Field(array<u32, {all}>({})));", pairs.join(", ")));
+    let pairs = limbs.chunks(2).map(|l| format!("({}) | (({}) << 16u)", l[0], l[1]));
+    c.line(1, format!("return field_reduce_once({});", field_literal(pairs, all)));
     c.line(0, "}");
     c.0
 }
@@ -171,16 +177,10 @@ pub(super) fn sums_and_differences(f: &Montgomery) -> String {
     let n = f.limbs;
     let words = n / 2;
     assert!(n.is_multiple_of(2), "packed values pair their limbs");
-    let packed = |value: &BigUint| -> Vec<String> {
-        pack_limbs(&f.limbs_of(value)).into_iter().map(|w| format!("{w}u")).collect()
-    };
-    let p = packed(&f.modulus);
+    let p = packed_words(&f.modulus, f);
     // 2^N − p: r + (2^N − p) carries out of the top word exactly when r ≥ p.
-    let complement = packed(&((BigUint::from(1u32) << (n * LIMB_BITS as usize)) - &f.modulus));
-    let literal = |v: &str| {
-        let words: Vec<String> = (0..words).map(|k| format!("{v}{k} & LIMB_PAIR_MASK")).collect();
-        format!("Field(array<u32, {}>({}))", words.len(), words.join(", "))
-    };
+    let complement = packed_words(&((BigUint::from(1u32) << (n * LIMB_BITS as usize)) - &f.modulus), f);
+    let literal = |v: &str| field_literal((0..words).map(|k| format!("{v}{k} & LIMB_PAIR_MASK")), words);
     let carry_out = |v: &str| format!("({v}{} >> HIGH_LIMB_CARRY)", words - 1);
     let mut out = String::new();
     let _ = writeln!(
@@ -196,8 +196,8 @@ pub(super) fn sums_and_differences(f: &Montgomery) -> String {
     c.line(0, "fn field_reduce_once(r: Field) -> Field {");
     carry_chain(&mut c, "s", words, |k| format!("r.w[{k}] + {}", complement[k]), "");
     c.line(1, format!("let at_least_p = {} == 1u;", carry_out("s")));
-    let kept: Vec<String> = (0..words).map(|k| format!("select(r.w[{k}], s{k} & LIMB_PAIR_MASK, at_least_p)")).collect();
-    c.line(1, format!("return Field(array<u32, {words}>({}));", kept.join(", ")));
+    let kept = (0..words).map(|k| format!("select(r.w[{k}], s{k} & LIMB_PAIR_MASK, at_least_p)"));
+    c.line(1, format!("return {};", field_literal(kept, words)));
     c.line(0, "}");
 
     c.line(0, "fn field_add(a: Field, b: Field) -> Field {");
@@ -213,7 +213,6 @@ pub(super) fn sums_and_differences(f: &Montgomery) -> String {
     c.line(1, format!("return {};", literal("s")));
     c.line(0, "}");
     out += &c.0;
-
     out
 }
 
